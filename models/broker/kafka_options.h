@@ -1,0 +1,49 @@
+// Apache Kafka 3.7 broker and topic properties (SPEC §4.2).
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config/options.h"
+#include "sim/engine/time.h"
+
+namespace pipesim::broker {
+
+struct KafkaOptions {
+  std::int64_t brokers = 3;  // model default
+  std::int64_t num_partitions = 8;
+  std::int64_t replication_factor = 3;  // model default
+  std::int64_t min_insync_replicas = 1;
+  bool unclean_leader_election_enable = false;
+  sim::Time replica_lag_time_max = sim::Time::millis(30000);
+  sim::Time retention = sim::Time::millis(604800000);
+  sim::Time broker_session_timeout = sim::Time::millis(9000);
+  sim::Time producer_id_expiration = sim::Time::millis(86400000);
+  // Model: producer -> leader -> answer round trip when healthy.
+  sim::Time produce_latency = sim::Time::millis(2);
+};
+
+template <class V, class O>
+void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KafkaOptions> {
+  v.integer("brokers", o.brokers, 1, 1000, "model: number of brokers");
+  v.integer("num.partitions", o.num_partitions, 1, 4096, "partitions of the topic");
+  v.integer("replication.factor", o.replication_factor, 1, 1000, "replicas per partition");
+  v.integer("min.insync.replicas", o.min_insync_replicas, 1, 1000,
+            "in-sync replicas an acks=all write needs");
+  v.boolean("unclean.leader.election.enable", o.unclean_leader_election_enable,
+            "may an out-of-sync replica become leader");
+  v.millis("replica.lag.time.max.ms", o.replica_lag_time_max, 1, 2147483647,
+           "a follower this far behind leaves the ISR");
+  v.millis("retention.ms", o.retention, 1, 9223372036854LL, "log retention");
+  v.millis("broker.session.timeout.ms", o.broker_session_timeout, 1, 2147483647,
+           "KRaft: the controller fences a silent broker after this");
+  v.millis("producer.id.expiration.ms", o.producer_id_expiration, 1, 2147483647,
+           "the broker forgets an idle producer id's sequence state after this");
+  v.duration("produce_latency", o.produce_latency, sim::Time::micros(1), sim::Time::minutes(1),
+             "model: healthy produce round trip");
+  v.ignored({"log.segment.bytes", "log.retention.check.interval.ms", "num.network.threads",
+             "num.io.threads", "default.replication.factor", "offsets.topic.replication.factor",
+             "log.dirs", "compression.type", "message.max.bytes", "cleanup.policy"});
+  v.finish();
+}
+
+}  // namespace pipesim::broker

@@ -1,0 +1,82 @@
+// Kafka Connect 3.7 worker and sink-task consumer properties (SPEC §4.3, §9
+// "connect") and the on-call operator's runbook ("operator"). Consumer
+// properties appear without their "consumer." prefix.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/config/options.h"
+#include "sim/engine/time.h"
+
+namespace pipesim::connect {
+
+struct ConnectOptions {
+  std::int64_t workers = 1;  // model default
+  std::int64_t tasks_max = 8;
+  sim::Time offset_flush_interval = sim::Time::millis(60000);
+  std::int64_t max_poll_records = 500;
+  sim::Time session_timeout = sim::Time::millis(45000);
+  sim::Time heartbeat_interval = sim::Time::millis(3000);
+  sim::Time max_poll_interval = sim::Time::millis(300000);
+  sim::Time fetch_max_wait = sim::Time::millis(500);
+  sim::Time worker_session_timeout = sim::Time::millis(10000);  // worker group (session.timeout.ms of the worker)
+  sim::Time scheduled_rebalance_max_delay = sim::Time::millis(300000);
+  // Model: a killed worker process is back after this long (systemd/k8s restart).
+  sim::Time worker_restart_delay = sim::Time::seconds(30);
+  // Model: consumer fetch round trip to the leader.
+  sim::Time fetch_latency = sim::Time::millis(2);
+};
+
+template <class V, class O>
+void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOptions> {
+  v.integer("workers", o.workers, 1, 1000, "model: Connect worker processes");
+  v.integer("tasks.max", o.tasks_max, 1, 100000, "sink tasks of the connector");
+  v.millis("offset.flush.interval.ms", o.offset_flush_interval, 1, 2147483647,
+           "WorkerSinkTask commits consumed offsets this often");
+  v.integer("max.poll.records", o.max_poll_records, 1, 2147483647, "records per poll (per put)");
+  v.alias("consumer.max.poll.records", "max.poll.records");
+  v.millis("session.timeout.ms", o.session_timeout, 1, 2147483647,
+           "consumer group: a silent consumer is evicted after this");
+  v.millis("heartbeat.interval.ms", o.heartbeat_interval, 1, 2147483647,
+           "consumer heartbeat period");
+  v.millis("max.poll.interval.ms", o.max_poll_interval, 1, 2147483647,
+           "a put() longer than this makes the consumer leave the group");
+  v.millis("fetch.max.wait.ms", o.fetch_max_wait, 0, 2147483647,
+           "an empty fetch waits this long for data");
+  v.millis("worker.session.timeout.ms", o.worker_session_timeout, 1, 2147483647,
+           "Connect worker group session timeout (the worker's session.timeout.ms)");
+  v.millis("scheduled.rebalance.max.delay.ms", o.scheduled_rebalance_max_delay, 0, 2147483647,
+           "incremental cooperative rebalancing waits this long for a departed worker");
+  v.duration("worker_restart_delay", o.worker_restart_delay, sim::Time::micros(0),
+             sim::Time::days(30), "model: a killed worker process is back after this");
+  v.duration("fetch_latency", o.fetch_latency, sim::Time::micros(1), sim::Time::minutes(1),
+             "model: consumer fetch round trip");
+  v.ignored({"bootstrap.servers", "group.id", "key.converter", "value.converter",
+             "key.converter.schemas.enable", "value.converter.schemas.enable",
+             "offset.storage.topic", "config.storage.topic", "status.storage.topic",
+             "plugin.path", "connect.protocol", "partition.assignment.strategy",
+             "auto.offset.reset", "fetch.min.bytes", "max.partition.fetch.bytes",
+             "rest.port", "listeners"});
+  v.finish();
+}
+
+struct OperatorOptions {
+  sim::Time restart_delay = sim::Time::minutes(30);
+  // Exponential restart delay with restart_delay as its mean, or exactly restart_delay.
+  std::string restart_delay_distribution = "exponential";
+  std::string remediation = "restart_only";  // restart_only | delete_state_row | tolerate_then_revert
+};
+
+template <class V, class O>
+void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, OperatorOptions> {
+  v.duration("restart_delay", o.restart_delay, sim::Time::micros(0), sim::Time::days(30),
+             "the on-call engineer restarts a FAILED task after this (mean)");
+  v.choice("restart_delay_distribution", o.restart_delay_distribution, {"exponential", "fixed"},
+           "distribution of the restart delay");
+  v.choice("remediation", o.remediation, {"restart_only", "delete_state_row", "tolerate_then_revert"},
+           "what the engineer does when a restart fails again");
+  v.finish();
+}
+
+}  // namespace pipesim::connect

@@ -1,0 +1,40 @@
+// The sink's consumer group connect-<name> (SPEC §4.2, §4.3): committed
+// offsets (what __consumer_offsets holds, surviving any crash) and the
+// partition assignment of the consumer's default eager RangeAssignor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pipesim::connect {
+
+class ConsumerGroup {
+ public:
+  explicit ConsumerGroup(int partitions)
+      : committed_(static_cast<std::size_t>(partitions), 0),
+        delivered_(static_cast<std::size_t>(partitions), 0) {}
+
+  // auto.offset.reset=earliest: a partition without a commit starts at 0.
+  [[nodiscard]] std::int64_t committed(int p) const { return committed_[static_cast<std::size_t>(p)]; }
+  void commit(int p, std::int64_t offset);
+
+  // Ground truth, not Kafka state: one past the highest offset of the
+  // partition ever handed to put(). Offsets below it are a replay.
+  [[nodiscard]] std::int64_t delivered(int p) const { return delivered_[static_cast<std::size_t>(p)]; }
+  void note_delivered(int p, std::int64_t end_offset);
+
+  // RangeAssignor for one topic: members sorted by member id, each gets
+  // partitions/members and the first partitions%members get one more.
+  static std::vector<std::vector<int>> range_assign(int partitions,
+                                                    const std::vector<std::string>& member_ids);
+  // The client id Connect gives a sink task's consumer; member ids start
+  // with it, so "...-10" sorts before "...-2" as in a real group.
+  static std::string member_id(const std::string& connector, int task);
+
+ private:
+  std::vector<std::int64_t> committed_;
+  std::vector<std::int64_t> delivered_;
+};
+
+}  // namespace pipesim::connect

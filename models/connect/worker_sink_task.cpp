@@ -1,0 +1,253 @@
+#include "models/connect/worker_sink_task.h"
+
+#include <algorithm>
+
+#include "sim/engine/invariant.h"
+
+namespace pipesim::connect {
+
+WorkerSinkTask::WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOptions& options,
+                               ConsumerGroup& group, const std::vector<broker::PartitionLog>& logs,
+                               const sink::SinkDependencies& deps, sink::SinkStateStore* state,
+                               TaskCounters& counters)
+    : sim_(sim),
+      index_(index),
+      options_(options),
+      group_(group),
+      logs_(logs),
+      counters_(counters),
+      connector_(*this, deps, state),
+      id_(sim.add_component(this)),
+      max_poll_records_(options.max_poll_records) {}
+
+std::size_t WorkerSinkTask::slot_of(int partition) const {
+  const auto it = std::find(partitions_.begin(), partitions_.end(), partition);
+  return static_cast<std::size_t>(it - partitions_.begin());
+}
+
+void WorkerSinkTask::start() {
+  if (status_ != TaskStatus::RUNNING) counters_.downtime += sim_.now() - down_since_;
+  status_ = TaskStatus::RUNNING;
+  position_.clear();
+  put_position_.clear();
+  for (const int p : partitions_) {
+    position_.push_back(group_.committed(p));
+    put_position_.push_back(group_.committed(p));
+  }
+  batch_.clear();
+  in_put_ = false;
+  paused_for_redelivery_ = false;
+  waiting_for_data_ = false;
+  revoke_pending_ = false;
+  revoke_new_instance_ = false;
+  cursor_ = 0;
+  next_commit_ = sim_.now() + options_.offset_flush_interval;
+  connector_.start();
+  ready_ = true;
+  run_iterations();
+}
+
+void WorkerSinkTask::go_down(TaskStatus status) {
+  if (status_ == TaskStatus::RUNNING) down_since_ = sim_.now();
+  status_ = status;
+  sim_.crash(id_);  // every pending event of this instance is dropped
+  in_put_ = false;
+  ready_ = false;
+  waiting_for_data_ = false;
+}
+
+void WorkerSinkTask::kill() {
+  if (status_ == TaskStatus::DOWN) return;
+  go_down(TaskStatus::DOWN);
+}
+
+void WorkerSinkTask::restart_at(sim::Time at) {
+  ++counters_.restarts;
+  sim_.schedule(at, id_, kStart);
+}
+
+void WorkerSinkTask::revoke(bool new_instance, std::int64_t max_poll_records) {
+  if (status_ != TaskStatus::RUNNING) {
+    if (max_poll_records > 0) max_poll_records_ = max_poll_records;
+    return;
+  }
+  revoke_pending_ = true;
+  revoke_new_instance_ = revoke_new_instance_ || new_instance;
+  if (max_poll_records > 0) revoke_max_poll_records_ = max_poll_records;
+  if (!in_put_) complete_revocation();
+}
+
+void WorkerSinkTask::complete_revocation() {
+  revoke_pending_ = false;
+  commit_offsets();
+  if (revoke_max_poll_records_ > 0) max_poll_records_ = revoke_max_poll_records_;
+  revoke_max_poll_records_ = 0;
+  if (revoke_new_instance_) {
+    ++counters_.restarts;
+    sim_.crash(id_);  // the old instance's timers die with it
+    connector_.start();
+  }
+  revoke_new_instance_ = false;
+  // Reassigned partitions resume from the committed offsets; a batch that
+  // waited for redelivery was not committed and is read again.
+  for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
+    position_[slot] = group_.committed(partitions_[slot]);
+    put_position_[slot] = position_[slot];
+  }
+  batch_.clear();
+  paused_for_redelivery_ = false;
+  waiting_for_data_ = false;
+  next_commit_ = sim_.now() + options_.offset_flush_interval;
+  ready_ = true;
+  run_iterations();
+}
+
+void WorkerSinkTask::on_data(int) {
+  if (status_ != TaskStatus::RUNNING || !waiting_for_data_) return;
+  waiting_for_data_ = false;
+  sim_.schedule_in(options_.fetch_latency, id_, kIterate, ++wait_generation_);
+}
+
+void WorkerSinkTask::handle(const sim::Event& event) {
+  switch (event.type) {
+    case kStart:
+      if (status_ != TaskStatus::RUNNING) start();
+      return;
+    case kIterate:
+      if (event.arg != wait_generation_ || in_put_) return;  // superseded wake-up
+      waiting_for_data_ = false;
+      ready_ = true;
+      run_iterations();
+      return;
+    case kRedeliver:
+      if (event.arg != wait_generation_ || in_put_ || !paused_for_redelivery_) return;
+      redeliver();
+      run_iterations();
+      return;
+    case kConnectorStep:
+      connector_.step();
+      run_iterations();
+      return;
+    default:
+      PIPESIM_INVARIANT(false, "unknown task event");
+  }
+}
+
+void WorkerSinkTask::schedule_step(sim::Time delay) { sim_.schedule_in(delay, id_, kConnectorStep); }
+
+// A trampoline: put() may finish synchronously (a skipped batch), and the next
+// iteration then runs here rather than deeper on the stack.
+void WorkerSinkTask::run_iterations() {
+  if (running_loop_) return;
+  running_loop_ = true;
+  while (ready_ && status_ == TaskStatus::RUNNING) {
+    ready_ = false;
+    iteration();
+  }
+  running_loop_ = false;
+}
+
+void WorkerSinkTask::iteration() {
+  const sim::Time now = sim_.now();
+  if (now >= next_commit_) {
+    commit_offsets();
+    next_commit_ = now + options_.offset_flush_interval;
+  }
+  if (paused_for_redelivery_) {
+    // The consumer is paused, so poll(nextCommit - now) returns nothing after
+    // waiting its full timeout; deliverMessages() then puts the same batch
+    // again, before the next iteration's commit check.
+    if (now < next_commit_) {
+      sim_.schedule(next_commit_, id_, kRedeliver, ++wait_generation_);
+      return;
+    }
+    redeliver();
+    return;
+  }
+  batch_.clear();
+  if (!poll(batch_)) {
+    wait_for_data();
+    return;
+  }
+  in_put_ = true;
+  connector_.put(batch_);
+}
+
+void WorkerSinkTask::redeliver() {
+  ++counters_.redeliveries;
+  for (auto& pb : batch_) pb.tag = ledger::InsertTag::REDELIVERY;
+  in_put_ = true;
+  connector_.put(batch_);
+}
+
+bool WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
+  ++counters_.polls;
+  std::int64_t room = max_poll_records_;
+  const std::size_t n = partitions_.size();
+  std::size_t last_used = cursor_;
+  for (std::size_t k = 0; k < n && room > 0; ++k) {
+    const std::size_t slot = (cursor_ + k) % n;
+    const int p = partitions_[slot];
+    const std::int64_t available = logs_[static_cast<std::size_t>(p)].log_end_offset() - position_[slot];
+    if (available <= 0) continue;
+    const std::int64_t take = std::min(available, room);
+    const sink::OffsetRange range{position_[slot], position_[slot] + take - 1};
+    const bool replay = range.min < group_.delivered(p);
+    out.push_back({p, range, replay ? ledger::InsertTag::REPLAY : ledger::InsertTag::NORMAL});
+    group_.note_delivered(p, range.max + 1);
+    position_[slot] += take;
+    room -= take;
+    last_used = slot;
+  }
+  // The fetch buffer of a partly drained partition is drained first next
+  // time; otherwise the next partition in turn starts (KafkaConsumer's fetch order).
+  if (!out.empty()) {
+    const int p = partitions_[last_used];
+    const bool drained = logs_[static_cast<std::size_t>(p)].log_end_offset() == position_[last_used];
+    cursor_ = drained ? (last_used + 1) % n : last_used;
+  }
+  return !out.empty();
+}
+
+void WorkerSinkTask::wait_for_data() {
+  // poll(timeout) blocks until a fetch returns data or the commit is due.
+  waiting_for_data_ = true;
+  sim_.schedule(std::max(next_commit_, sim_.now()), id_, kIterate, ++wait_generation_);
+}
+
+void WorkerSinkTask::commit_offsets() {
+  ++counters_.commits;
+  for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
+    const int p = partitions_[slot];
+    PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p), "committed offset would move backwards");
+    PIPESIM_INVARIANT(put_position_[slot] <= position_[slot], "commit beyond the consumed position");
+    group_.commit(p, put_position_[slot]);
+  }
+}
+
+void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::DecisionError) {
+  in_put_ = false;
+  switch (outcome) {
+    case sink::PutOutcome::RETURNED:
+      for (const auto& pb : batch_) {
+        const std::size_t slot = slot_of(pb.partition);
+        put_position_[slot] = std::max(put_position_[slot], pb.offsets.max + 1);
+      }
+      batch_.clear();
+      paused_for_redelivery_ = false;
+      ready_ = true;
+      break;
+    case sink::PutOutcome::RETRIABLE:
+      paused_for_redelivery_ = true;
+      ready_ = true;
+      break;
+    case sink::PutOutcome::FAILED:
+      ++counters_.failures;
+      go_down(TaskStatus::FAILED);
+      if (on_failed_) on_failed_(index_);
+      return;
+  }
+  if (revoke_pending_) complete_revocation();
+}
+
+}  // namespace pipesim::connect

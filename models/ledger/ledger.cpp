@@ -1,0 +1,212 @@
+#include "models/ledger/ledger.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/engine/invariant.h"
+
+namespace pipesim::ledger {
+
+std::string_view to_string(LossCause c) {
+  switch (c) {
+    case LossCause::DLQ_ONLY: return "dlq_only";
+    case LossCause::DROPPED_NO_DLQ: return "dropped_no_dlq";
+    case LossCause::KAFKA_TRUNCATED: return "kafka_truncated";
+    case LossCause::RETENTION_EXPIRED: return "retention_expired";
+    case LossCause::SEND_FAILED_NOT_RESENT: return "send_failed_not_resent";
+    case LossCause::INSERT_LOST: return "insert_lost";
+    case LossCause::COUNT: break;
+  }
+  return "?";
+}
+
+std::string_view to_string(EntryPoint e) {
+  switch (e) {
+    case EntryPoint::PRODUCER_RETRY: return "producer_retry";
+    case EntryPoint::INSERT_TIMEOUT_REDELIVERY: return "insert_timeout_redelivery";
+    case EntryPoint::TASK_RESTART_REPLAY: return "task_restart_replay";
+    case EntryPoint::MANUAL_RESEND: return "manual_resend";
+    case EntryPoint::STATE_RESET: return "state_reset";
+    case EntryPoint::COUNT: break;
+  }
+  return "?";
+}
+
+Ledger::Ledger(int partitions) : partitions_(static_cast<std::size_t>(partitions)) {}
+
+std::int64_t Ledger::emit(int partition, std::int64_t count) {
+  PartitionFates& p = partitions_[static_cast<std::size_t>(partition)];
+  const std::int64_t first = p.produced;
+  p.produced += count;
+  return first;
+}
+
+void Ledger::record_rows(int partition, const RowRange& rows) {
+  if (rows.ids.count <= 0) return;
+  PartitionFates& p = partitions_[static_cast<std::size_t>(partition)];
+  PIPESIM_INVARIANT(rows.ids.first >= 0 && rows.ids.end() <= p.produced,
+                    "rows for ids that were never produced on partition " + std::to_string(partition));
+  rows_recorded_ += rows.ids.count;
+  // Extending the partition's latest run keeps the relative insert order of
+  // every pair of runs, which attribution relies on (see settle_partition).
+  if (!p.rows.empty()) {
+    RowRange& last = p.rows.back();
+    if (last.ids.end() == rows.ids.first && last.segment_uid == rows.segment_uid &&
+        last.cause == rows.cause && last.tag == rows.tag) {
+      last.ids.count += rows.ids.count;
+      return;
+    }
+  }
+  p.rows.push_back(rows);
+}
+
+void Ledger::record_dlq(int partition, IdRange ids) {
+  if (ids.count <= 0) return;
+  PartitionFates& p = partitions_[static_cast<std::size_t>(partition)];
+  PIPESIM_INVARIANT(ids.first >= 0 && ids.end() <= p.produced, "DLQ ids out of range");
+  if (!p.dlq.empty() && p.dlq.back().end() == ids.first) {
+    p.dlq.back().count += ids.count;
+    return;
+  }
+  p.dlq.push_back(ids);
+}
+
+void Ledger::record_mark(int partition, IdRange ids, LossCause cause) {
+  if (ids.count <= 0) return;
+  PartitionFates& p = partitions_[static_cast<std::size_t>(partition)];
+  PIPESIM_INVARIANT(ids.first >= 0 && ids.end() <= p.produced, "loss mark ids out of range");
+  if (!p.marks.empty() && p.marks.back().ids.end() == ids.first && p.marks.back().cause == cause) {
+    p.marks.back().ids.count += ids.count;
+    return;
+  }
+  p.marks.push_back(Mark{ids, cause});
+}
+
+namespace {
+
+// The entry point of a row that is not the first row of its id (SPEC §3):
+// the first insert of an extra Kafka copy is a producer-side duplicate; a
+// further insert of an already-inserted copy is a sink-side duplicate.
+EntryPoint attribute(const RowRange& first_row, const RowRange& row, bool copy_seen_before) {
+  if (!copy_seen_before) {
+    const CopyCause extra = row.cause != CopyCause::ORIGINAL ? row.cause : first_row.cause;
+    return extra == CopyCause::MANUAL_RESEND ? EntryPoint::MANUAL_RESEND : EntryPoint::PRODUCER_RETRY;
+  }
+  switch (row.tag) {
+    case InsertTag::REDELIVERY: return EntryPoint::INSERT_TIMEOUT_REDELIVERY;
+    case InsertTag::STATE_RESET: return EntryPoint::STATE_RESET;
+    case InsertTag::NORMAL:
+    case InsertTag::REPLAY: break;
+  }
+  return EntryPoint::TASK_RESTART_REPLAY;
+}
+
+}  // namespace
+
+void Ledger::settle_partition(const PartitionFates& p, Settlement& s) const {
+  std::vector<std::int64_t> bounds = {0, p.produced};
+  for (const auto& r : p.rows) {
+    bounds.push_back(r.ids.first);
+    bounds.push_back(r.ids.end());
+  }
+  for (const auto& d : p.dlq) {
+    bounds.push_back(d.first);
+    bounds.push_back(d.end());
+  }
+  for (const auto& m : p.marks) {
+    bounds.push_back(m.ids.first);
+    bounds.push_back(m.ids.end());
+  }
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+
+  std::vector<const RowRange*> rows_by_start;
+  for (const auto& r : p.rows) rows_by_start.push_back(&r);
+  std::stable_sort(rows_by_start.begin(), rows_by_start.end(),
+                   [](const RowRange* a, const RowRange* b) { return a->ids.first < b->ids.first; });
+  std::vector<IdRange> dlq = p.dlq;
+  std::sort(dlq.begin(), dlq.end(), [](const IdRange& a, const IdRange& b) { return a.first < b.first; });
+  std::vector<Mark> marks = p.marks;
+  std::stable_sort(marks.begin(), marks.end(),
+                   [](const Mark& a, const Mark& b) { return a.ids.first < b.ids.first; });
+
+  std::vector<const RowRange*> active_rows;
+  std::vector<IdRange> active_dlq;
+  std::vector<Mark> active_marks;
+  std::vector<const RowRange*> ordered;
+  std::size_t next_row = 0, next_dlq = 0, next_mark = 0;
+  std::int64_t classified = 0;
+
+  for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+    const std::int64_t lo = bounds[k];
+    const std::int64_t length = bounds[k + 1] - lo;
+    std::erase_if(active_rows, [lo](const RowRange* r) { return r->ids.end() <= lo; });
+    std::erase_if(active_dlq, [lo](const IdRange& d) { return d.end() <= lo; });
+    std::erase_if(active_marks, [lo](const Mark& m) { return m.ids.end() <= lo; });
+    while (next_row < rows_by_start.size() && rows_by_start[next_row]->ids.first == lo) {
+      active_rows.push_back(rows_by_start[next_row++]);
+    }
+    while (next_dlq < dlq.size() && dlq[next_dlq].first == lo) active_dlq.push_back(dlq[next_dlq++]);
+    while (next_mark < marks.size() && marks[next_mark].ids.first == lo) {
+      active_marks.push_back(marks[next_mark++]);
+    }
+    if (lo >= p.produced) break;
+    classified += length;
+
+    const auto n = static_cast<std::int64_t>(active_rows.size());
+    s.rows += n * length;
+    const auto dlq_sends = static_cast<std::int64_t>(active_dlq.size());
+    if (n > 0) {
+      s.dlq_records_in_clickhouse += dlq_sends * length;
+    } else {
+      s.dlq_records_missing += dlq_sends * length;
+    }
+    if (n == 1) {
+      s.ok += length;
+    } else if (n > 1) {
+      s.duplicated += length;
+      s.duplicate_rows += (n - 1) * length;
+      ordered = active_rows;
+      std::sort(ordered.begin(), ordered.end(), [](const RowRange* a, const RowRange* b) {
+        return a->insert_serial < b->insert_serial;
+      });
+      for (std::size_t i = 1; i < ordered.size(); ++i) {
+        const bool seen = std::any_of(ordered.begin(), ordered.begin() + static_cast<long>(i),
+                                      [&](const RowRange* earlier) {
+                                        return earlier->segment_uid == ordered[i]->segment_uid;
+                                      });
+        s.duplicates_by_entry[static_cast<int>(attribute(*ordered[0], *ordered[i], seen))] += length;
+      }
+    } else if (dlq_sends > 0 || !active_marks.empty()) {
+      LossCause cause = dlq_sends > 0 ? LossCause::DLQ_ONLY : LossCause::COUNT;
+      for (const auto& m : active_marks) cause = std::min(cause, m.cause);
+      s.lost += length;
+      s.lost_by_cause[static_cast<int>(cause)] += length;
+    } else {
+      s.pending += length;
+    }
+  }
+  PIPESIM_INVARIANT(classified == p.produced, "not every produced id was classified");
+}
+
+Settlement Ledger::settle() const {
+  Settlement s;
+  for (const auto& p : partitions_) {
+    s.produced += p.produced;
+    settle_partition(p, s);
+  }
+  PIPESIM_INVARIANT(s.ok + s.duplicated + s.lost + s.pending == s.produced,
+                    "conservation: ok + duplicated + lost + pending != produced");
+  PIPESIM_INVARIANT(s.rows == rows_recorded_, "rows counted by the sweep differ from rows recorded");
+  PIPESIM_INVARIANT(s.rows == s.ok + s.duplicated + s.duplicate_rows,
+                    "rows != distinct ids in ClickHouse + duplicate rows");
+  std::int64_t attributed = 0;
+  for (const auto d : s.duplicates_by_entry) attributed += d;
+  PIPESIM_INVARIANT(attributed == s.duplicate_rows, "a duplicate row without an entry point");
+  std::int64_t lost = 0;
+  for (const auto l : s.lost_by_cause) lost += l;
+  PIPESIM_INVARIANT(lost == s.lost, "a lost record without a cause");
+  return s;
+}
+
+}  // namespace pipesim::ledger

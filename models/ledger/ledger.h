@@ -1,0 +1,92 @@
+// The ground truth (SPEC §3): for every logical record, where its copies are
+// and why each was made. Records that share a fate share an entry, so memory
+// follows the number of distinct fates, never the number of records.
+//
+// Logical ids are numbered per partition (the business key hashes to one
+// partition, and every copy of a record stays in it), so a partition's ids
+// are 0, 1, 2, ... in the order the service emitted them.
+//
+// Invariants: rows and marks lie within [0, produced) of their partition;
+// after settle(), every produced id is in exactly one terminal class.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/ledger/copy_cause.h"
+
+namespace pipesim::ledger {
+
+struct IdRange {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+  [[nodiscard]] std::int64_t end() const { return first + count; }
+};
+
+// A run of ClickHouse rows: ids [first, first+count) inserted from Kafka
+// segment `segment_uid` (one Kafka copy of each id) by one insert.
+struct RowRange {
+  IdRange ids;
+  std::uint32_t segment_uid = 0;
+  CopyCause cause = CopyCause::ORIGINAL;
+  InsertTag tag = InsertTag::NORMAL;
+  std::uint64_t insert_serial = 0;  // global insert order
+};
+
+struct Mark {
+  IdRange ids;
+  LossCause cause = LossCause::DLQ_ONLY;
+};
+
+// Terminal classes after drain.
+struct Settlement {
+  std::int64_t produced = 0;
+  std::int64_t ok = 0;          // exactly one row
+  std::int64_t duplicated = 0;  // ids with more than one row
+  std::int64_t lost = 0;
+  std::int64_t pending = 0;
+  std::int64_t rows = 0;
+  std::int64_t duplicate_rows = 0;
+  std::array<std::int64_t, static_cast<int>(EntryPoint::COUNT)> duplicates_by_entry{};
+  std::array<std::int64_t, static_cast<int>(LossCause::COUNT)> lost_by_cause{};
+  std::int64_t dlq_records_in_clickhouse = 0;
+  std::int64_t dlq_records_missing = 0;
+};
+
+class Ledger {
+ public:
+  explicit Ledger(int partitions);
+
+  // The service emitted `count` new records on `partition`; returns their first id.
+  std::int64_t emit(int partition, std::int64_t count);
+  // ClickHouse committed rows for these ids (from one Kafka segment).
+  void record_rows(int partition, const RowRange& rows);
+  // Records sent to the DLQ (they may also be in ClickHouse).
+  void record_dlq(int partition, IdRange ids);
+  // A loss cause that applies to these ids if they never reach ClickHouse.
+  void record_mark(int partition, IdRange ids, LossCause cause);
+
+  [[nodiscard]] std::int64_t produced(int partition) const { return partitions_[partition].produced; }
+  [[nodiscard]] std::int64_t rows_recorded() const { return rows_recorded_; }
+  [[nodiscard]] std::uint64_t next_insert_serial() { return ++insert_serial_; }
+
+  // Classifies every produced id; checks conservation (throws
+  // sim::InvariantViolation on a violation).
+  [[nodiscard]] Settlement settle() const;
+
+ private:
+  struct PartitionFates {
+    std::int64_t produced = 0;
+    std::vector<RowRange> rows;
+    std::vector<IdRange> dlq;
+    std::vector<Mark> marks;
+  };
+  void settle_partition(const PartitionFates& p, Settlement& s) const;
+
+  std::vector<PartitionFates> partitions_;
+  std::int64_t rows_recorded_ = 0;
+  std::uint64_t insert_serial_ = 0;
+};
+
+}  // namespace pipesim::ledger

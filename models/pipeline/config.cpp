@@ -1,0 +1,418 @@
+#include "models/pipeline/config.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "sim/config/duration.h"
+#include "sim/engine/random.h"
+
+namespace pipesim::pipeline {
+
+using nlohmann::json;
+using sim::ConfigError;
+using sim::OptionReader;
+using sim::Time;
+
+namespace {
+
+const std::vector<std::string> kSections = {"workload", "producer", "app",        "kafka",
+                                            "connect",  "operator", "connector",  "clickhouse",
+                                            "keeper",   "faults",   "run"};
+
+// Reads one section with its visit() declaration.
+template <class Options>
+void read_section(const json& raw, const std::string& name, Options& options,
+                  std::vector<std::string>& ignored, bool strings_allowed = false,
+                  const std::string& path = "") {
+  const auto it = raw.find(name);
+  if (it == raw.end()) return;
+  const std::string where = path.empty() ? name : path;
+  if (!it->is_object()) {
+    sim::throw_config_error(where, "expected an object, found " + sim::describe_json_value(*it));
+  }
+  OptionReader reader(*it, where, strings_allowed);
+  visit(reader, options);
+  ignored.insert(ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
+}
+
+std::string target_prefix(const std::string& kind) {
+  if (kind == "worker_crash") return "worker-";
+  if (kind == "task_restart") return "task-";
+  if (kind == "broker_crash") return "broker-";
+  if (kind == "replica_crash") return "replica-";
+  return "";
+}
+
+std::string check_partitions(const json& v) {
+  if (v == "all") return "";
+  if (v.is_number_unsigned()) return "";
+  if (v.is_array() && !v.empty() &&
+      std::all_of(v.begin(), v.end(), [](const json& p) { return p.is_number_unsigned(); })) {
+    return "";
+  }
+  return "\"all\", a partition number or a list of partition numbers";
+}
+
+sim::FaultSpec read_fault(const json& f, const std::string& path) {
+  if (!f.is_object()) sim::throw_config_error(path, "expected an object, found " + sim::describe_json_value(f));
+  sim::FaultSpec spec;
+  const auto kind = f.find("kind");
+  if (kind == f.end()) sim::throw_config_error(path, "missing \"kind\"");
+  std::string expected_kinds = "one of";
+  for (const auto& k : fault_kinds()) expected_kinds += " " + k;
+  if (!kind->is_string()) {
+    sim::throw_config_error(path + ".kind", "expected " + expected_kinds + ", found " +
+                                                sim::describe_json_value(*kind));
+  }
+  spec.kind = kind->get<std::string>();
+  if (std::find(fault_kinds().begin(), fault_kinds().end(), spec.kind) == fault_kinds().end()) {
+    const std::string hint = sim::closest_key(spec.kind, fault_kinds());
+    sim::throw_config_error(path + ".kind", "unknown fault kind \"" + spec.kind + "\"" +
+                                                (hint.empty() ? "; expected " + expected_kinds
+                                                              : "; did you mean \"" + hint + "\"?"));
+  }
+  OptionReader r(f, path);
+  std::string kind_text = spec.kind;
+  r.text("kind", kind_text, "");
+  Time at = Time::max();
+  r.duration("at", at, Time{0}, Time::days(3650), "");
+  if (at != Time::max()) spec.at = at;
+  r.real("rate_per_day", spec.rate_per_day, 0, 1e7, "");
+  r.duration("duration", spec.duration, Time{0}, Time::days(365), "");
+  r.duration("duration_mean", spec.duration_mean, Time{0}, Time::days(365), "");
+  r.text("target", spec.target, "");
+  const bool has_at = f.contains("at");
+  const bool has_rate = f.contains("rate_per_day");
+  if (has_at == has_rate) {
+    sim::throw_config_error(path, "a fault needs exactly one of \"at\" (scheduled) or "
+                                  "\"rate_per_day\" (Poisson)");
+  }
+  if (f.contains("duration") && f.contains("duration_mean")) {
+    sim::throw_config_error(path, "give \"duration\" or \"duration_mean\", not both");
+  }
+  // Kind-specific parameters; kept as JSON for the model that acts on them.
+  const auto keep = [&](const char* key, auto value) {
+    if (f.contains(key)) spec.params[key] = value;
+  };
+  if (spec.kind == "insert_timeout") {
+    double server_commits = 1.0;
+    r.real("server_commits", server_commits, 0, 1, "");
+    keep("server_commits", server_commits);
+  } else if (spec.kind == "rebalance") {
+    std::int64_t mpr = 0;
+    r.integer("max.poll.records", mpr, 1, 2147483647, "");
+    keep("max.poll.records", mpr);
+  } else if (spec.kind == "leader_change" || spec.kind == "leader_flapping") {
+    json partitions = "all";
+    r.any("partitions", partitions, check_partitions, "");
+    keep("partitions", partitions);
+    bool controlled = true;
+    r.boolean("controlled", controlled, "");
+    keep("controlled", controlled);
+    if (spec.kind == "leader_flapping") {
+      Time period = Time::seconds(20);
+      r.duration("period", period, Time::millis(1), Time::days(1), "");
+      keep("period", sim::format_duration(period));
+    }
+  } else if (spec.kind == "response_loss") {
+    double p = 1.0;
+    r.real("probability", p, 0, 1, "");
+    keep("probability", p);
+  } else if (spec.kind == "keeper_backlog") {
+    double factor = 0.25;
+    r.real("capacity_factor", factor, 0.0001, 1, "");
+    keep("capacity_factor", factor);
+    std::int64_t extra = 0;
+    r.integer("extra_ops_per_s", extra, 0, 100000000, "");
+    keep("extra_ops_per_s", extra);
+  }
+  r.finish();
+  return spec;
+}
+
+void check_targets(const Config& c) {
+  for (std::size_t i = 0; i < c.faults.size(); ++i) {
+    const auto& spec = c.faults[i];
+    if (spec.target.empty()) continue;
+    const std::string prefix = target_prefix(spec.kind);
+    const std::string path = "faults[" + std::to_string(i) + "].target";
+    if (prefix.empty()) {
+      sim::throw_config_error(path, "fault kind \"" + spec.kind + "\" takes no target");
+    }
+    std::int64_t count = 0;
+    if (spec.kind == "worker_crash") count = c.connect.workers;
+    if (spec.kind == "task_restart") count = c.connect.tasks_max;
+    if (spec.kind == "broker_crash") count = c.kafka.brokers;
+    if (spec.kind == "replica_crash") count = c.clickhouse.replicas;
+    const std::string expected =
+        "\"" + prefix + "0\" to \"" + prefix + std::to_string(count - 1) + "\"";
+    const std::string& t = spec.target;
+    if (t.rfind(prefix, 0) != 0) sim::throw_config_error(path, "expected " + expected + ", found \"" + t + "\"");
+    const std::string digits = t.substr(prefix.size());
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) ||
+        std::stoll(digits) >= count) {
+      sim::throw_config_error(path, "expected " + expected + ", found \"" + t + "\"");
+    }
+  }
+}
+
+void check_consistency(const Config& c) {
+  if (c.connector.exactly_once && c.connector.buffer_count > 0) {
+    // v1.3.9 refuses to start with both (ClickHouseSinkConfig validation).
+    sim::throw_config_error("connector.bufferCount",
+                            "bufferCount > 0 cannot be combined with exactlyOnce=true "
+                            "(the connector refuses this configuration), found " +
+                                std::to_string(c.connector.buffer_count));
+  }
+  if (c.kafka.replication_factor > c.kafka.brokers) {
+    sim::throw_config_error("kafka.replication.factor",
+                            "expected at most kafka.brokers (" + std::to_string(c.kafka.brokers) +
+                                "), found " + std::to_string(c.kafka.replication_factor));
+  }
+  if (c.kafka.min_insync_replicas > c.kafka.replication_factor) {
+    sim::throw_config_error("kafka.min.insync.replicas",
+                            "expected at most kafka.replication.factor (" +
+                                std::to_string(c.kafka.replication_factor) + "), found " +
+                                std::to_string(c.kafka.min_insync_replicas));
+  }
+  if (c.clickhouse.insert_quorum > c.clickhouse.replicas) {
+    sim::throw_config_error("clickhouse.insert_quorum",
+                            "expected at most clickhouse.replicas (" +
+                                std::to_string(c.clickhouse.replicas) + "), found " +
+                                std::to_string(c.clickhouse.insert_quorum));
+  }
+}
+
+sim::FaultSpec poisson(const std::string& kind, double rate, Time duration = Time{0}) {
+  sim::FaultSpec s;
+  s.kind = kind;
+  s.rate_per_day = rate;
+  s.duration = duration;
+  return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& fault_kinds() {
+  static const std::vector<std::string> kinds = {
+      "leader_change", "leader_flapping", "response_loss",  "broker_crash",  "producer_restart",
+      "worker_crash",  "task_restart",    "rebalance",      "insert_timeout", "keeper_backlog",
+      "keeper_election", "replica_crash", "state_wipe",     "manual_resend"};
+  return kinds;
+}
+
+std::vector<sim::FaultSpec> default_faults() {
+  std::vector<sim::FaultSpec> f;
+  f.push_back(poisson("worker_crash", 1));
+  f.push_back(poisson("rebalance", 2));
+  auto leader = poisson("leader_change", 1);
+  leader.params["controlled"] = true;
+  f.push_back(leader);
+  auto timeout = poisson("insert_timeout", 1, Time::seconds(40));
+  timeout.params["server_commits"] = 1.0;
+  f.push_back(timeout);
+  f.push_back(poisson("keeper_backlog", 1.0 / 7.0, Time::hours(1)));
+  return f;
+}
+
+json read_config_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConfigError("config error: cannot read " + path + ": " + std::strerror(errno));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Turn the byte offset into line and column, which editors show.
+    std::size_t line = 1;
+    std::size_t column = 1;
+    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    for (std::size_t i = 0; i < end; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    std::string what = e.what();
+    const auto colon = what.find("syntax error");
+    if (colon != std::string::npos) what = what.substr(colon);
+    throw ConfigError("config error: " + path + ": malformed JSON at line " +
+                      std::to_string(line) + ", column " + std::to_string(column) + ": " + what);
+  }
+}
+
+void apply_override(json& raw, const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  const auto dot = assignment.find('.');
+  const std::string bad = "bad --set \"" + assignment + "\": ";
+  if (eq == std::string::npos) throw ConfigError(bad + "expected section.key=value");
+  if (dot == std::string::npos || dot > eq) {
+    const std::string section = assignment.substr(0, eq);
+    if (section != "faults") throw ConfigError(bad + "expected section.key=value");
+  }
+  const std::string value_text = assignment.substr(eq + 1);
+  json value;
+  try {
+    value = json::parse(value_text);
+  } catch (const json::parse_error&) {
+    value = value_text;
+  }
+  if (dot == std::string::npos || dot > eq) {  // faults=[...]
+    raw["faults"] = value;
+    return;
+  }
+  const std::string section = assignment.substr(0, dot);
+  const std::string key = assignment.substr(dot + 1, eq - dot - 1);
+  if (std::find(kSections.begin(), kSections.end(), section) == kSections.end() ||
+      section == "faults") {
+    const std::string hint = sim::closest_key(section, kSections);
+    throw ConfigError(bad + "unknown section \"" + section + "\"" +
+                      (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
+  }
+  if (key.empty()) throw ConfigError(bad + "expected section.key=value");
+  if (!raw.is_object()) raw = json::object();
+  json& target = raw[section];
+  if (!target.is_object()) target = json::object();
+  // A connector pasted in Connect REST form keeps its properties under "config".
+  if (section == "connector" && target.contains("config") && target["config"].is_object()) {
+    target["config"][key] = value.is_string() ? value : json(value.dump());
+  } else {
+    target[key] = value;
+  }
+}
+
+Config load_config(const json& raw) {
+  if (!raw.is_object()) {
+    sim::throw_config_error("(top level)", "expected an object with sections, found " +
+                                               sim::describe_json_value(raw));
+  }
+  for (const auto& [key, value] : raw.items()) {
+    if (std::find(kSections.begin(), kSections.end(), key) != kSections.end()) continue;
+    const std::string hint = sim::closest_key(key, kSections);
+    sim::throw_config_error(key, "unknown section" + (hint.empty() ? std::string()
+                                                                  : "; did you mean \"" + hint + "\"?"));
+  }
+  Config c;
+  read_section(raw, "workload", c.workload, c.ignored);
+  read_section(raw, "producer", c.producer, c.ignored);
+  read_section(raw, "app", c.app, c.ignored);
+  read_section(raw, "kafka", c.kafka, c.ignored);
+  read_section(raw, "connect", c.connect, c.ignored);
+  read_section(raw, "operator", c.operator_options, c.ignored);
+  read_section(raw, "clickhouse", c.clickhouse, c.ignored);
+  read_section(raw, "keeper", c.keeper, c.ignored);
+  read_section(raw, "run", c.run, c.ignored);
+
+  if (const auto it = raw.find("connector"); it != raw.end()) {
+    if (!it->is_object()) {
+      sim::throw_config_error("connector", "expected an object, found " + sim::describe_json_value(*it));
+    }
+    const bool rest_form = it->contains("config");
+    json props = rest_form ? (*it)["config"] : *it;
+    const std::string path = rest_form ? "connector.config" : "connector";
+    if (!props.is_object()) {
+      sim::throw_config_error(path, "expected an object, found " + sim::describe_json_value(props));
+    }
+    if (rest_form) {
+      for (const auto& [key, value] : it->items()) {
+        if (key != "name" && key != "config") {
+          sim::throw_config_error("connector." + key,
+                                  "unknown key in a Connect REST connector (expected \"name\" and "
+                                  "\"config\")");
+        }
+      }
+      if (it->contains("name")) props["name"] = (*it)["name"];
+    }
+    // Properties of the framework that a connector config carries: they map
+    // onto the connect section (consumer.override.* is the per-connector
+    // consumer override of Connect).
+    json connect_part = json::object();
+    for (const char* key : {"tasks.max", "consumer.override.max.poll.records"}) {
+      if (props.contains(key)) {
+        const std::string target = std::string(key) == "tasks.max" ? "tasks.max" : "max.poll.records";
+        connect_part[target] = props[key];
+        props.erase(key);
+      }
+    }
+    OptionReader reader(props, path, rest_form);
+    visit(reader, c.connector);
+    c.ignored.insert(c.ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
+    if (!connect_part.empty()) {
+      OptionReader connect_reader(connect_part, path, true);
+      connect::ConnectOptions& co = c.connect;
+      connect_reader.integer("tasks.max", co.tasks_max, 1, 100000, "");
+      connect_reader.integer("max.poll.records", co.max_poll_records, 1, 2147483647, "");
+    }
+  }
+
+  if (const auto it = raw.find("faults"); it != raw.end()) {
+    if (!it->is_array()) {
+      sim::throw_config_error("faults", "expected a list of faults, found " + sim::describe_json_value(*it));
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      c.faults.push_back(read_fault((*it)[i], "faults[" + std::to_string(i) + "]"));
+    }
+  } else {
+    c.faults = default_faults();
+  }
+  check_consistency(c);
+  check_targets(c);
+  return c;
+}
+
+nlohmann::ordered_json effective_config(const Config& config) {
+  Config c = config;  // the writer visits non-const fields
+  nlohmann::ordered_json out;
+  const auto section = [&out](const char* name, auto& options) {
+    nlohmann::ordered_json s = nlohmann::ordered_json::object();
+    sim::OptionWriter w(s);
+    visit(w, options);
+    out[name] = s;
+  };
+  section("workload", c.workload);
+  section("producer", c.producer);
+  section("app", c.app);
+  section("kafka", c.kafka);
+  section("connect", c.connect);
+  section("operator", c.operator_options);
+  section("connector", c.connector);
+  section("clickhouse", c.clickhouse);
+  section("keeper", c.keeper);
+  nlohmann::ordered_json faults = nlohmann::ordered_json::array();
+  for (const auto& f : c.faults) {
+    nlohmann::ordered_json o;
+    o["kind"] = f.kind;
+    if (f.at) o["at"] = sim::format_duration(*f.at);
+    if (!f.at) o["rate_per_day"] = f.rate_per_day;
+    if (f.duration.us > 0) o["duration"] = sim::format_duration(f.duration);
+    if (f.duration_mean.us > 0) o["duration_mean"] = sim::format_duration(f.duration_mean);
+    if (!f.target.empty()) o["target"] = f.target;
+    for (const auto& [k, v] : f.params.items()) o[k] = v;
+    faults.push_back(o);
+  }
+  out["faults"] = faults;
+  section("run", c.run);
+  return out;
+}
+
+std::string config_digest(const Config& config) {
+  static const char* kHex = "0123456789abcdef";
+  std::uint64_t h = sim::fnv1a64(effective_config(config).dump());
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    s[static_cast<std::size_t>(i)] = kHex[h & 0xF];
+    h >>= 4;
+  }
+  return s;
+}
+
+}  // namespace pipesim::pipeline

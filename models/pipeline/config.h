@@ -1,0 +1,60 @@
+// The whole configuration of a scenario (SPEC §7, §9): one section per real
+// component with the real property names, plus pipesim's own "run" and
+// "faults". Every value has a default; an empty config is the production
+// baseline of SPEC §8.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/broker/kafka_options.h"
+#include "models/clickhouse/clickhouse_options.h"
+#include "models/connect/connect_options.h"
+#include "models/keeper/keeper_options.h"
+#include "models/pipeline/run_options.h"
+#include "models/producer/producer_options.h"
+#include "models/sink/connector_options.h"
+#include "models/workload/workload_options.h"
+#include "sim/engine/fault_schedule.h"
+
+namespace pipesim::pipeline {
+
+struct Config {
+  workload::WorkloadOptions workload;
+  producer::ProducerOptions producer;
+  producer::AppOptions app;
+  broker::KafkaOptions kafka;
+  connect::ConnectOptions connect;
+  connect::OperatorOptions operator_options;
+  sink::ConnectorOptions connector;
+  clickhouse::ClickHouseOptions clickhouse;
+  keeper::KeeperOptions keeper;
+  std::vector<sim::FaultSpec> faults;
+  RunOptions run;
+
+  // Paths of real properties given in the config that pipesim does not model.
+  std::vector<std::string> ignored;
+};
+
+// The fault kinds of SPEC §5.
+const std::vector<std::string>& fault_kinds();
+// The default fault mix of SPEC §8 (used when the config has no "faults" key).
+std::vector<sim::FaultSpec> default_faults();
+
+// Reads a config file; ConfigError (naming the file) if unreadable or malformed.
+nlohmann::json read_config_file(const std::string& path);
+// Applies one "section.key=value" override to the raw JSON; the value is
+// parsed as JSON when it is valid JSON, else taken as a string.
+void apply_override(nlohmann::json& raw, const std::string& assignment);
+// Validates and builds; ConfigError names the JSON path on any bad value.
+Config load_config(const nlohmann::json& raw);
+
+// The effective config: every section with every value, defaults filled in.
+nlohmann::ordered_json effective_config(const Config& config);
+// 16 hex digits of FNV-1a over the effective config: two runs with the same
+// digest ran the same scenario.
+std::string config_digest(const Config& config);
+
+}  // namespace pipesim::pipeline

@@ -1,0 +1,56 @@
+#include "models/pipeline/metrics.h"
+
+#include "models/pipeline/config.h"
+
+namespace pipesim::pipeline {
+
+const std::vector<std::string>& metric_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"records_produced", "kafka_records", "clickhouse_rows",
+                                  "duplicate_rows"};
+    for (const char* e : {"producer_retry", "insert_timeout_redelivery", "task_restart_replay",
+                          "manual_resend", "state_reset"}) {
+      n.push_back(std::string("duplicate_rows_by_entry.") + e);
+    }
+    n.push_back("lost_records");
+    for (const char* c : {"dlq_only", "dropped_no_dlq", "kafka_truncated", "retention_expired",
+                          "send_failed_not_resent", "insert_lost"}) {
+      n.push_back(std::string("lost_records_by_cause.") + c);
+    }
+    for (const char* m : {"pending_records", "dlq_records_in_clickhouse", "dlq_records_missing",
+                          "state_mismatch_throws", "state_contains_throws", "error_state_throws"}) {
+      n.emplace_back(m);
+    }
+    for (const char* s : {"BEFORE_PROCESSING", "AFTER_PROCESSING"}) {
+      for (const char* r : {"SAME", "NEW", "CONTAINS", "OVER_LAPPING", "ZERO", "PREVIOUS", "ERROR"}) {
+        n.push_back(std::string("classifications.") + s + "." + r);
+      }
+    }
+    for (const char* m : {"task_failures", "task_downtime_s", "max_lag_records", "keeper_ops",
+                          "keeper_peak_in_flight", "inserts", "dedup_hits",
+                          "final_duplicate_rows"}) {
+      n.emplace_back(m);
+    }
+    for (const auto& kind : fault_kinds()) n.push_back("faults_fired." + kind);
+    n.emplace_back("events_processed");
+    return n;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& metrics_not_modelled() {
+  static const std::vector<std::string> names = {
+      "duplicate_rows_by_entry.producer_retry", "duplicate_rows_by_entry.manual_resend",
+      "lost_records_by_cause.kafka_truncated",  "lost_records_by_cause.retention_expired",
+      "lost_records_by_cause.send_failed_not_resent", "lost_records_by_cause.insert_lost"};
+  return names;
+}
+
+const std::vector<std::string>& faults_not_modelled() {
+  static const std::vector<std::string> kinds = {
+      "leader_change", "leader_flapping", "response_loss", "broker_crash", "producer_restart",
+      "keeper_election", "replica_crash", "manual_resend"};
+  return kinds;
+}
+
+}  // namespace pipesim::pipeline

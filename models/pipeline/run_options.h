@@ -1,0 +1,31 @@
+// pipesim's own "run" section (SPEC §9): how long a run lasts and which seeds.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config/options.h"
+#include "sim/engine/time.h"
+
+namespace pipesim::pipeline {
+
+struct RunOptions {
+  // Faults fire only within [0, duration); the pipeline then drains (no new
+  // faults, the workload stops) so that in-flight records are not taken for lost.
+  sim::Time duration = sim::Time::days(1);
+  sim::Time drain = sim::Time::minutes(30);
+  std::int64_t seeds = 100;
+  std::int64_t first_seed = 1;
+};
+
+template <class V, class O>
+void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, RunOptions> {
+  v.duration("duration", o.duration, sim::Time::seconds(1), sim::Time::days(3650),
+             "simulated time with workload and faults");
+  v.duration("drain", o.drain, sim::Time::micros(0), sim::Time::days(365),
+             "time after `duration` to settle in-flight records (no faults, no new records)");
+  v.integer("seeds", o.seeds, 1, 100000000, "seeds of a Monte Carlo run");
+  v.integer("first_seed", o.first_seed, 0, 9007199254740991LL, "the first seed");
+  v.finish();
+}
+
+}  // namespace pipesim::pipeline

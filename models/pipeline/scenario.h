@@ -1,0 +1,17 @@
+// One seeded run of the whole pipeline: builds the components from the
+// config, injects the fault timeline, runs the workload for run.duration and
+// drains for run.drain, then settles the ledger (conservation is checked)
+// and returns the metrics of SPEC §9 in metric_names() order.
+#pragma once
+
+#include <cstdint>
+
+#include "models/pipeline/config.h"
+#include "sim/experiment/metrics.h"
+
+namespace pipesim::pipeline {
+
+// Throws sim::InvariantViolation when a model breaks an invariant.
+sim::Metrics run_scenario(const Config& config, std::uint64_t seed);
+
+}  // namespace pipesim::pipeline

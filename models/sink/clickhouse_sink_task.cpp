@@ -1,0 +1,179 @@
+#include "models/sink/clickhouse_sink_task.h"
+
+#include "sim/engine/invariant.h"
+
+namespace pipesim::sink {
+
+ClickHouseSinkTask::ClickHouseSinkTask(SinkTaskHost& host, const SinkDependencies& deps,
+                                       SinkStateStore* state)
+    : host_(host), deps_(deps), state_(state) {}
+
+void ClickHouseSinkTask::start() {
+  if (!state_->keeper_map()) state_->clear();
+  batch_.clear();
+  phase_ = Phase::IDLE;
+}
+
+void ClickHouseSinkTask::put(const std::vector<PartitionBatch>& batch) {
+  PIPESIM_INVARIANT(phase_ == Phase::IDLE, "put() while a put is in progress");
+  batch_ = batch;
+  index_ = 0;
+  start_partition();
+}
+
+void ClickHouseSinkTask::wait_for_keeper(Phase next) {
+  // One KeeperMap query: a ClickHouse query whose time is Keeper's answer time.
+  ++deps_.counters->keeper_map_ops;
+  phase_ = next;
+  host_.schedule_step(deps_.keeper->submit(host_.now(), 1));
+}
+
+void ClickHouseSinkTask::start_partition() {
+  if (index_ == batch_.size()) {
+    phase_ = Phase::IDLE;
+    host_.put_finished(PutOutcome::RETURNED, DecisionError::NONE);
+    return;
+  }
+  if (state_->keeper_map()) {
+    wait_for_keeper(Phase::STATE_READ);
+    return;
+  }
+  decide_partition();
+}
+
+void ClickHouseSinkTask::decide_partition() {
+  const PartitionBatch& pb = batch_[index_];
+  const StateRecord stored = state_->get(pb.partition);
+  decision_ = decide(stored, pb.offsets, deps_.options->tolerate_state_mismatch);
+  if (decision_.classified) {
+    const int row = stored.state == ProcessingState::BEFORE_PROCESSING ? 0 : 1;
+    ++deps_.counters->classifications[static_cast<std::size_t>(row)]
+                                     [static_cast<std::size_t>(decision_.range_state)];
+  }
+  // Copies made because the stored state was lost are state_reset copies.
+  tag_ = pb.tag;
+  const bool reset_state = stored.state == ProcessingState::NONE && state_->was_reset(pb.partition);
+  if ((decision_.classified && decision_.range_state == RangeState::ZERO) || reset_state) {
+    tag_ = ledger::InsertTag::STATE_RESET;
+  }
+  if (decision_.error != DecisionError::NONE) {
+    fail_partition(decision_.error);
+    return;
+  }
+  op_index_ = 0;
+  run_ops();
+}
+
+void ClickHouseSinkTask::run_ops() {
+  const PartitionBatch& pb = batch_[index_];
+  while (op_index_ < decision_.op_count) {
+    const SinkOp& op = decision_.ops[op_index_++];
+    switch (op.kind) {
+      case SinkOpKind::SET_STATE:
+        if (state_->keeper_map()) {
+          // The write takes effect when Keeper answers (a crash before that loses it).
+          --op_index_;
+          wait_for_keeper(Phase::STATE_WRITE);
+          return;
+        }
+        state_->set(pb.partition, StateRecord{op.state, op.records});
+        break;
+      case SinkOpKind::INSERT: {
+        const clickhouse::InsertRequest request{
+            pb.partition, op.records.min, op.records.max,
+            clickhouse::BlockId{pb.partition, op.token.min, op.token.max}, tag_};
+        const clickhouse::InsertAnswer answer = deps_.table->begin_insert(request);
+        const sim::Time timeout = sim::Time::seconds(deps_.options->timeout_seconds);
+        if (answer.latency > timeout) {
+          // The client gives up; the server's insert goes on (SPEC §4.4).
+          phase_ = Phase::INSERT_TIMEOUT;
+          host_.schedule_step(timeout);
+        } else if (!answer.committed) {
+          phase_ = Phase::INSERT_ERROR;
+          host_.schedule_step(answer.latency);
+        } else {
+          phase_ = Phase::INSERT_ANSWER;
+          host_.schedule_step(answer.latency);
+        }
+        return;
+      }
+      case SinkOpKind::DLQ:
+        send_to_dlq(pb.partition, op.records);
+        break;
+      case SinkOpKind::KEEP_STATE:
+        break;
+    }
+  }
+  ++index_;
+  start_partition();
+}
+
+void ClickHouseSinkTask::step() {
+  switch (phase_) {
+    case Phase::STATE_READ:
+      decide_partition();
+      return;
+    case Phase::STATE_WRITE: {
+      const SinkOp& op = decision_.ops[op_index_++];
+      state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
+      run_ops();
+      return;
+    }
+    case Phase::INSERT_ANSWER:
+      run_ops();
+      return;
+    case Phase::INSERT_TIMEOUT:
+    case Phase::INSERT_ERROR:
+      // A client socket timeout, or a retriable server code: Utils.handleException
+      // turns it into a RetriableException for the whole put batch.
+      if (phase_ == Phase::INSERT_TIMEOUT) ++deps_.counters->insert_timeouts;
+      ++deps_.counters->retriable_exceptions;
+      phase_ = Phase::IDLE;
+      host_.put_finished(PutOutcome::RETRIABLE, DecisionError::NONE);
+      return;
+    case Phase::IDLE:
+      break;
+  }
+  PIPESIM_INVARIANT(false, "connector step without a pending operation");
+}
+
+void ClickHouseSinkTask::fail_partition(DecisionError error) {
+  switch (error) {
+    case DecisionError::AFTER_PROCESSING_STATE_MISMATCH: ++deps_.counters->state_mismatch_throws; break;
+    case DecisionError::BEFORE_PROCESSING_STATE_CONTAINS: ++deps_.counters->state_contains_throws; break;
+    case DecisionError::BEFORE_PROCESSING_ERROR_STATE:
+    case DecisionError::AFTER_PROCESSING_ERROR_STATE: ++deps_.counters->error_state_throws; break;
+    case DecisionError::NONE: break;
+  }
+  if (deps_.options->errors_tolerance == "all") {
+    // Utils.handleException with errors.tolerance=all: the partition's records
+    // go to the errant-record reporter and processing goes on; their offsets
+    // are committed like any others.
+    const PartitionBatch& pb = batch_[index_];
+    send_to_dlq(pb.partition, pb.offsets);
+    ++index_;
+    start_partition();
+    return;
+  }
+  phase_ = Phase::IDLE;
+  host_.put_finished(PutOutcome::FAILED, error);
+}
+
+void ClickHouseSinkTask::send_to_dlq(int partition, OffsetRange records) {
+  // The errant-record reporter exists only with a DLQ topic or errors.log.enable;
+  // only a DLQ topic keeps the records (SPEC §4.3).
+  pieces_.clear();
+  (*deps_.logs)[static_cast<std::size_t>(partition)].translate(records.min, records.max, pieces_);
+  const bool has_dlq = !deps_.options->errors_deadletterqueue_topic_name.empty();
+  for (const auto& piece : pieces_) {
+    if (has_dlq) {
+      deps_.ledger->record_dlq(partition, piece.ids);
+      deps_.counters->dlq_records += piece.ids.count;
+    } else {
+      deps_.ledger->record_mark(partition, piece.ids, ledger::LossCause::DROPPED_NO_DLQ);
+      deps_.counters->dropped_records += piece.ids.count;
+    }
+  }
+}
+
+}  // namespace pipesim::sink

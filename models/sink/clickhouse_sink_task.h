@@ -1,0 +1,88 @@
+// The connector side of one sink task: ProxySinkTask.put of ClickHouse Kafka
+// Connect v1.3.9 (SPEC §4.4). put() groups the batch by partition and runs
+// the decision function for each partition in turn; each side effect takes
+// the time its real counterpart takes (a KeeperMap query, an INSERT with its
+// client timeout). Exceptions are classified as Utils.handleException does:
+// a socket timeout or a retriable ClickHouse code becomes a RetriableException
+// for the whole put batch; anything else fails the task, or with
+// errors.tolerance=all sends the partition's records to the DLQ (or nowhere).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/broker/partition_log.h"
+#include "models/clickhouse/table.h"
+#include "models/keeper/keeper.h"
+#include "models/ledger/ledger.h"
+#include "models/sink/connector_options.h"
+#include "models/sink/decision.h"
+#include "models/sink/sink_counters.h"
+#include "models/sink/sink_state.h"
+#include "sim/engine/time.h"
+
+namespace pipesim::sink {
+
+// The records of one partition in a put batch, contiguous offsets.
+struct PartitionBatch {
+  int partition = 0;
+  OffsetRange offsets;
+  ledger::InsertTag tag = ledger::InsertTag::NORMAL;  // why the framework delivers them
+};
+
+enum class PutOutcome : std::uint8_t { RETURNED, RETRIABLE, FAILED };
+
+// What the framework (WorkerSinkTask) offers the connector.
+class SinkTaskHost {
+ public:
+  virtual ~SinkTaskHost() = default;
+  [[nodiscard]] virtual sim::Time now() const = 0;
+  // Calls back step() after `delay` unless the task dies first.
+  virtual void schedule_step(sim::Time delay) = 0;
+  // put() has ended; may be called from within put().
+  virtual void put_finished(PutOutcome outcome, DecisionError error) = 0;
+};
+
+struct SinkDependencies {
+  const ConnectorOptions* options = nullptr;
+  clickhouse::ReplicatedTable* table = nullptr;
+  keeper::Keeper* keeper = nullptr;
+  ledger::Ledger* ledger = nullptr;
+  const std::vector<broker::PartitionLog>* logs = nullptr;
+  SinkCounters* counters = nullptr;
+};
+
+class ClickHouseSinkTask {
+ public:
+  ClickHouseSinkTask(SinkTaskHost& host, const SinkDependencies& deps, SinkStateStore* state);
+
+  // A new task instance: with in-memory state, the state is empty again.
+  void start();
+  void put(const std::vector<PartitionBatch>& batch);
+  void step();
+
+ private:
+  enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT_ANSWER, INSERT_TIMEOUT,
+                               INSERT_ERROR };
+
+  void start_partition();
+  void decide_partition();
+  void run_ops();
+  void fail_partition(DecisionError error);
+  void send_to_dlq(int partition, OffsetRange records);
+  void wait_for_keeper(Phase next);
+
+  SinkTaskHost& host_;
+  SinkDependencies deps_;
+  SinkStateStore* state_;
+  std::vector<PartitionBatch> batch_;
+  std::size_t index_ = 0;
+  Decision decision_;
+  std::size_t op_index_ = 0;
+  ledger::InsertTag tag_ = ledger::InsertTag::NORMAL;
+  Phase phase_ = Phase::IDLE;
+  std::vector<broker::IdPiece> pieces_;  // scratch
+};
+
+}  // namespace pipesim::sink

@@ -1,0 +1,59 @@
+// ClickHouse Kafka Connect sink v1.3.9 properties (SPEC §4.4). The section may
+// be given flat or as the JSON one POSTs to the Connect REST API
+// ({"name": ..., "config": {...}} with string values).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/config/options.h"
+
+namespace pipesim::sink {
+
+struct ConnectorOptions {
+  std::string name = "clickhouse-sink";
+  std::string topics = "events";
+  bool exactly_once = false;
+  bool tolerate_state_mismatch = false;
+  std::int64_t timeout_seconds = 30;
+  std::string errors_tolerance = "none";
+  std::string errors_deadletterqueue_topic_name;
+  bool errors_deadletterqueue_context_headers_enable = false;
+  bool errors_log_enable = false;
+  std::int64_t buffer_count = 0;
+  bool ignore_partitions_when_batching = false;
+  bool report_inserted_offsets = false;
+};
+
+template <class V, class O>
+void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectorOptions> {
+  v.text("name", o.name, "connector name; its consumer group is connect-<name>");
+  v.text("topics", o.topics, "the topic the sink reads");
+  v.boolean("exactlyOnce", o.exactly_once, "keep per-partition state in a KeeperMap table");
+  v.boolean("tolerateStateMismatch", o.tolerate_state_mismatch,
+            "skip a batch that starts before an AFTER_PROCESSING range instead of failing");
+  v.integer("timeoutSeconds", o.timeout_seconds, 1, 86400, "client timeout of an insert");
+  v.choice("errors.tolerance", o.errors_tolerance, {"none", "all"},
+           "none: an error fails the task; all: failed records go to the DLQ or nowhere");
+  v.text("errors.deadletterqueue.topic.name", o.errors_deadletterqueue_topic_name,
+         "DLQ topic; empty: no DLQ");
+  v.boolean("errors.deadletterqueue.context.headers.enable",
+            o.errors_deadletterqueue_context_headers_enable, "error context headers on DLQ records");
+  v.boolean("errors.log.enable", o.errors_log_enable, "log failed records");
+  v.integer("bufferCount", o.buffer_count, 0, 2147483647,
+            "records buffered before an insert (refused with exactlyOnce)");
+  v.boolean("ignorePartitionsWhenBatching", o.ignore_partitions_when_batching,
+            "one insert for all partitions of a put (exactlyOnce off only)");
+  v.boolean("reportInsertedOffsets", o.report_inserted_offsets,
+            "preCommit reports inserted offsets instead of put() positions");
+  v.ignored({"connector.class", "hostname", "port", "username", "password",
+             "database", "ssl", "sslrootcert", "jdbcConnectionProperties", "clickhouseSettings",
+             "topic2TableMap", "key.converter", "value.converter", "key.converter.schemas.enable",
+             "value.converter.schemas.enable", "schemas.enable", "zkPath", "zkDatabase",
+             "keeperOnCluster", "suppressTableExistenceException", "errors.retry.timeout",
+             "errors.retry.delay.max.ms", "transforms", "dateTimeFormats", "tableRefreshInterval",
+             "clientVersion", "keepAlive", "bypassRowBinary", "consumer.override.fetch.min.bytes", "consumer.override.fetch.max.wait.ms"});
+  v.finish();
+}
+
+}  // namespace pipesim::sink

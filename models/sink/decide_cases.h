@@ -1,0 +1,47 @@
+// JSON-lines I/O of `pipesim decide` (SPEC §9): one case per input line, one answer per
+// output line, computed by decide() of models/sink/decision.h.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "models/sink/decision.h"
+
+namespace pipesim::sink {
+
+struct DecideCase {
+  StateRecord stored;
+  OffsetRange batch;
+  bool tolerate_state_mismatch = false;
+  // Whether the line gave "stored" as a range. Always true for BEFORE_PROCESSING and
+  // AFTER_PROCESSING; for NONE an absent or null "stored" is echoed as "stored":null.
+  bool stored_given = false;
+};
+
+// The case, or a message saying what is wrong with the line (the caller adds "line N: ").
+using ParsedDecideCase = std::variant<DecideCase, std::string>;
+
+// One input line, e.g.
+//   {"state":"AFTER_PROCESSING","stored":[10,20],"batch":[5,15],"tolerateStateMismatch":false}
+// "stored" may be omitted or null only for state NONE; "tolerateStateMismatch" defaults to
+// false. Unknown and duplicate keys are errors.
+[[nodiscard]] ParsedDecideCase parse_decide_case(std::string_view line);
+
+[[nodiscard]] Decision decide(const DecideCase& c);
+
+// The answer line (no newline): the input's four keys in SPEC order, then "ops" and "error".
+[[nodiscard]] std::string format_decision(const DecideCase& c, const Decision& d);
+
+// What the connector does with this batch and why, in plain language.
+[[nodiscard]] std::string explain_decision(const DecideCase& c, const Decision& d);
+
+// Answers every non-blank line of `in` on `out`, in order, flushing whenever the input has
+// nothing buffered (so a caller may feed it line by line). On the first bad line it writes
+// "pipesim decide: line N: <what is wrong>" to `err` and returns 2: answers of earlier lines
+// stay printed, nothing is printed for that line or later ones. Returns 0 otherwise.
+// N counts physical lines, blank ones included.
+int run_decide_stream(std::istream& in, std::ostream& out, std::ostream& err);
+
+}  // namespace pipesim::sink

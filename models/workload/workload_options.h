@@ -1,0 +1,41 @@
+// The business service's workload (SPEC §4.1, §9 "workload").
+#pragma once
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/config/options.h"
+#include "sim/engine/time.h"
+
+namespace pipesim::workload {
+
+struct WorkloadOptions {
+  // Logical records per simulated day, averaged over the daily profile.
+  std::int64_t records_per_day = 200'000'000;
+  // "production" (daily curve peaking near 10,000 records/s at 200 M/day),
+  // "constant", or a list of 24 hourly multipliers (normalised to mean 1).
+  nlohmann::json profile = "production";
+  std::int64_t record_bytes = 1024;
+  // Model: records are emitted in quanta of this length (all of a quantum's
+  // records of one partition reach the producer together). Cost follows
+  // quanta, not records.
+  sim::Time tick = sim::Time::seconds(1);
+};
+
+// "" when the profile is valid, else what was expected.
+std::string check_profile(const nlohmann::json& profile);
+
+template <class V, class O>
+void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, WorkloadOptions> {
+  v.integer("records_per_day", o.records_per_day, 0, 100'000'000'000LL,
+            "logical records the business service emits per day (mean over the profile)");
+  v.any("profile", o.profile, check_profile,
+        "\"production\", \"constant\" or 24 hourly multipliers");
+  v.integer("record_bytes", o.record_bytes, 1, 100'000'000, "bytes per record");
+  v.duration("tick", o.tick, sim::Time::millis(1), sim::Time::minutes(1),
+             "model: arrival quantum; a partition's records of one quantum travel together");
+  v.finish();
+}
+
+}  // namespace pipesim::workload

@@ -1,0 +1,100 @@
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "models/sink/decide_cases.h"
+#include "sim/cli/commands.h"
+
+namespace pipesim::cli {
+namespace {
+
+struct DecideArgs {
+  std::string cases;
+  std::string state;
+  std::string stored;
+  std::string batch;
+  bool tolerate = false;
+  bool explain = false;
+};
+
+// "10,20" -> "[10,20]"; empty when malformed (the case parser then says what is wrong).
+std::string range_json(const std::string& text) {
+  const auto comma = text.find(',');
+  if (comma == std::string::npos) return "";
+  const std::string a = text.substr(0, comma);
+  const std::string b = text.substr(comma + 1);
+  const auto numeric = [](const std::string& s) {
+    if (s.empty()) return false;
+    std::size_t i = s[0] == '-' ? 1 : 0;
+    if (i == s.size()) return false;
+    for (; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+    }
+    return s.size() < 19;
+  };
+  if (!numeric(a) || !numeric(b)) return "";
+  return "[" + a + "," + b + "]";
+}
+
+int single_case(const DecideArgs& a) {
+  if (a.state.empty() || a.batch.empty()) {
+    std::cerr << "pipesim decide: give --cases FILE, or --state and --batch (and --stored)\n";
+    return 2;
+  }
+  const std::string batch = range_json(a.batch);
+  const std::string stored = a.stored.empty() ? "null" : range_json(a.stored);
+  if (batch.empty()) {
+    std::cerr << "pipesim decide: --batch expects MIN,MAX (inclusive offsets), found \"" << a.batch << "\"\n";
+    return 2;
+  }
+  if (stored.empty()) {
+    std::cerr << "pipesim decide: --stored expects MIN,MAX (inclusive offsets), found \"" << a.stored << "\"\n";
+    return 2;
+  }
+  nlohmann::json state = a.state;
+  const std::string line = "{\"state\":" + state.dump() + ",\"stored\":" + stored + ",\"batch\":" + batch +
+                           ",\"tolerateStateMismatch\":" + (a.tolerate ? "true" : "false") + "}";
+  const sink::ParsedDecideCase parsed = sink::parse_decide_case(line);
+  if (const auto* error = std::get_if<std::string>(&parsed)) {
+    std::cerr << "pipesim decide: " << *error << "\n";
+    return 2;
+  }
+  const auto& c = std::get<sink::DecideCase>(parsed);
+  const sink::Decision d = sink::decide(c);
+  std::cout << sink::format_decision(c, d) << "\n";
+  if (a.explain) std::cout << sink::explain_decision(c, d) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command register_decide(CLI::App& app) {
+  auto args = std::make_shared<DecideArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "decide", "the sink v1.3.9 per-batch decision: JSON lines in (--cases), JSON lines out");
+  cmd->add_option("--cases", args->cases, "JSON-lines file of cases, '-' for stdin");
+  cmd->add_option("--state", args->state, "NONE, BEFORE_PROCESSING or AFTER_PROCESSING");
+  cmd->add_option("--stored", args->stored, "stored range MIN,MAX");
+  cmd->add_option("--batch", args->batch, "batch range MIN,MAX");
+  cmd->add_flag("--tolerate-state-mismatch", args->tolerate, "tolerateStateMismatch=true");
+  cmd->add_flag("--explain", args->explain, "also say in words what the connector does and why");
+  return [args] {
+    if (args->cases.empty()) return single_case(*args);
+    if (!args->state.empty() || !args->batch.empty() || !args->stored.empty()) {
+      std::cerr << "pipesim decide: --cases cannot be combined with --state/--stored/--batch\n";
+      return 2;
+    }
+    std::ios::sync_with_stdio(false);
+    if (args->cases == "-") return sink::run_decide_stream(std::cin, std::cout, std::cerr);
+    std::ifstream in(args->cases);
+    if (!in) {
+      std::cerr << "pipesim decide: cannot read " << args->cases << "\n";
+      return 2;
+    }
+    return sink::run_decide_stream(in, std::cout, std::cerr);
+  };
+}
+
+}  // namespace pipesim::cli

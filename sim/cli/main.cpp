@@ -1,0 +1,35 @@
+// pipesim: a deterministic discrete-event simulator of
+// producer -> Kafka -> Kafka Connect (ClickHouse sink) -> ClickHouse + Keeper.
+#include <cstdio>
+#include <iostream>
+
+#include "sim/cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"pipesim: estimates duplicate and lost rows of a Kafka -> ClickHouse pipeline "
+               "under seeded faults"};
+  app.set_version_flag("--version", std::string("pipesim ") + PIPESIM_VERSION);
+  app.require_subcommand(1);
+  const pipesim::cli::Command run = pipesim::cli::register_run(app);
+  const pipesim::cli::Command validate = pipesim::cli::register_validate(app);
+  const pipesim::cli::Command decide = pipesim::cli::register_decide(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "pipesim: " << e.what() << "\n(run 'pipesim --help' for usage)\n";
+    return 2;
+  }
+  for (const auto* sub : app.get_subcommands()) {
+    const std::string name = sub->get_name();
+    if (name == "run") return run();
+    if (name == "validate") return validate();
+    if (name == "decide") return decide();
+  }
+  return 2;
+}

@@ -1,0 +1,242 @@
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "sim/config/duration.h"
+#include "sim/config/options.h"
+
+namespace pipesim::sim {
+
+void throw_config_error(const std::string& path, const std::string& what) {
+  throw ConfigError("config error at " + path + ": " + what);
+}
+
+std::string describe_json_value(const nlohmann::json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                        std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string range_text(std::int64_t min, std::int64_t max) {
+  return "from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+std::string real_text(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+std::string closest_key(std::string_view key, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, key.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(key, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+OptionReader::OptionReader(const nlohmann::json& object, std::string path, bool strings_allowed)
+    : object_(object), path_(std::move(path)), strings_allowed_(strings_allowed) {}
+
+std::string OptionReader::path_of(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+const nlohmann::json* OptionReader::find(std::string_view key) {
+  known_.emplace_back(key);
+  const auto it = object_.find(std::string(key));
+  if (it != object_.end()) return &*it;
+  for (const auto& [alias_key, target] : aliases_) {
+    if (target != key) continue;
+    const auto a = object_.find(alias_key);
+    if (a != object_.end()) return &*a;
+  }
+  return nullptr;
+}
+
+void OptionReader::fail(std::string_view key, const nlohmann::json& value,
+                        const std::string& expected) const {
+  throw_config_error(path_of(key), "expected " + expected + ", found " + describe_json_value(value));
+}
+
+void OptionReader::integer(std::string_view key, std::int64_t& field, std::int64_t min,
+                           std::int64_t max, std::string_view) {
+  const nlohmann::json* v = find(key);
+  if (!v) return;
+  const std::string expected = "an integer " + range_text(min, max);
+  std::int64_t value = 0;
+  if (v->is_number_integer()) {
+    value = v->get<std::int64_t>();
+    if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+      fail(key, *v, expected);
+    }
+  } else if (v->is_number_float() && std::isfinite(v->get<double>()) &&
+             v->get<double>() == std::floor(v->get<double>()) &&
+             std::fabs(v->get<double>()) < 9.0e18) {
+    value = static_cast<std::int64_t>(v->get<double>());
+  } else if (strings_allowed_ && v->is_string()) {
+    const std::string& s = v->get_ref<const std::string&>();
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || end != s.data() + s.size()) fail(key, *v, expected);
+  } else {
+    fail(key, *v, expected);
+  }
+  if (value < min || value > max) fail(key, *v, expected);
+  field = value;
+}
+
+void OptionReader::real(std::string_view key, double& field, double min, double max,
+                        std::string_view) {
+  const nlohmann::json* v = find(key);
+  if (!v) return;
+  const std::string expected = "a number from " + real_text(min) + " to " + real_text(max);
+  double value = 0;
+  if (v->is_number()) {
+    value = v->get<double>();
+  } else if (strings_allowed_ && v->is_string()) {
+    const std::string& s = v->get_ref<const std::string&>();
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || end != s.data() + s.size()) fail(key, *v, expected);
+  } else {
+    fail(key, *v, expected);
+  }
+  if (!std::isfinite(value) || value < min || value > max) fail(key, *v, expected);
+  field = value;
+}
+
+void OptionReader::boolean(std::string_view key, bool& field, std::string_view) {
+  const nlohmann::json* v = find(key);
+  if (!v) return;
+  if (v->is_boolean()) {
+    field = v->get<bool>();
+  } else if (strings_allowed_ && v->is_string() && (*v == "true" || *v == "false")) {
+    field = *v == "true";
+  } else {
+    fail(key, *v, "true or false");
+  }
+}
+
+void OptionReader::text(std::string_view key, std::string& field, std::string_view) {
+  const nlohmann::json* v = find(key);
+  if (!v) return;
+  if (!v->is_string()) fail(key, *v, "a string");
+  field = v->get<std::string>();
+}
+
+void OptionReader::choice(std::string_view key, std::string& field,
+                          std::initializer_list<std::string_view> choices, std::string_view) {
+  const nlohmann::json* v = find(key);
+  if (!v) return;
+  std::string expected = "one of";
+  for (const auto c : choices) expected += " \"" + std::string(c) + "\"";
+  if (!v->is_string()) fail(key, *v, expected);
+  const std::string& s = v->get_ref<const std::string&>();
+  if (std::find(choices.begin(), choices.end(), s) == choices.end()) fail(key, *v, expected);
+  field = s;
+}
+
+void OptionReader::millis(std::string_view key, Time& field, std::int64_t min_ms,
+                          std::int64_t max_ms, std::string_view doc) {
+  std::int64_t ms = field.us / 1000;
+  integer(key, ms, min_ms, max_ms, doc);
+  field = Time::millis(ms);
+}
+
+void OptionReader::duration(std::string_view key, Time& field, Time min, Time max,
+                            std::string_view) {
+  const nlohmann::json* v = find(key);
+  if (!v) return;
+  const std::string expected = "a duration such as \"30s\" (units us, ms, s, m, h, d) from " +
+                               format_duration(min) + " to " + format_duration(max);
+  if (!v->is_string()) fail(key, *v, expected);
+  const auto parsed = parse_duration(v->get_ref<const std::string&>());
+  if (!parsed || *parsed < min || *parsed > max) fail(key, *v, expected);
+  field = *parsed;
+}
+
+void OptionReader::any(std::string_view key, nlohmann::json& field, const JsonCheck& check,
+                       std::string_view) {
+  const nlohmann::json* v = find(key);
+  if (!v) return;
+  const std::string expected = check(*v);
+  if (!expected.empty()) fail(key, *v, expected);
+  field = *v;
+}
+
+void OptionReader::ignored(std::initializer_list<std::string_view> keys) {
+  for (const auto k : keys) ignored_.emplace_back(k);
+}
+
+void OptionReader::alias(std::string_view alias_key, std::string_view key) {
+  aliases_.emplace_back(std::string(alias_key), std::string(key));
+}
+
+void OptionReader::finish() {
+  for (const auto& [key, value] : object_.items()) {
+    if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+    const bool aliased = std::any_of(aliases_.begin(), aliases_.end(),
+                                     [&](const auto& a) { return a.first == key; });
+    if (aliased) continue;
+    if (std::find(ignored_.begin(), ignored_.end(), key) != ignored_.end()) {
+      ignored_found_.push_back(path_of(key));
+      continue;
+    }
+    const std::string hint = closest_key(key, known_);
+    throw_config_error(path_of(key), hint.empty() ? "unknown key"
+                                                  : "unknown key; did you mean \"" + hint + "\"?");
+  }
+}
+
+void OptionWriter::duration(std::string_view k, const Time& f, Time, Time, std::string_view) {
+  out_[std::string(k)] = format_duration(f);
+}
+
+void OptionLister::real(std::string_view k, const double& f, double, double, std::string_view d) {
+  add(k, real_text(f), d);
+}
+
+void OptionLister::choice(std::string_view k, const std::string& f,
+                          std::initializer_list<std::string_view> c, std::string_view d) {
+  std::string doc(d);
+  doc += " (";
+  bool first = true;
+  for (const auto x : c) {
+    doc += (first ? "" : " | ") + std::string(x);
+    first = false;
+  }
+  doc += ")";
+  add(k, "\"" + f + "\"", doc);
+}
+
+void OptionLister::duration(std::string_view k, const Time& f, Time, Time, std::string_view d) {
+  add(k, "\"" + format_duration(f) + "\"", d);
+}
+
+}  // namespace pipesim::sim

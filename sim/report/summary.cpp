@@ -1,0 +1,130 @@
+#include "sim/report/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace pipesim::sim {
+namespace {
+
+nlohmann::ordered_json& nested(nlohmann::ordered_json& root, const std::string& dotted,
+                               std::string& leaf) {
+  nlohmann::ordered_json* node = &root;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = dotted.find('.', start);
+    if (dot == std::string::npos) {
+      leaf = dotted.substr(start);
+      return *node;
+    }
+    node = &(*node)[dotted.substr(start, dot - start)];
+    start = dot + 1;
+  }
+}
+
+nlohmann::ordered_json stats_json(const SummaryStats& s) {
+  nlohmann::ordered_json o;
+  o["mean"] = s.mean;
+  o["stddev"] = s.stddev;
+  o["ci95"] = {s.ci_lo, s.ci_hi};
+  o["p50"] = s.p50;
+  o["p95"] = s.p95;
+  o["p99"] = s.p99;
+  return o;
+}
+
+bool is_listed(const std::vector<std::string>& list, const std::string& name) {
+  return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+}  // namespace
+
+std::string format_number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%.1f" : "%.3g", v);
+  return buf;
+}
+
+nlohmann::ordered_json report_json(const RunReport& r) {
+  nlohmann::ordered_json out;
+  out["pipesim_version"] = r.version;
+  out["config_digest"] = r.config_digest;
+  out["seeds"] = {{"first", r.first_seed}, {"count", r.seeds}};
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  for (const auto& m : r.summaries) {
+    std::string leaf;
+    nested(metrics, m.name, leaf)[leaf] = stats_json(m.stats);
+  }
+  out["metrics"] = metrics;
+  if (!r.runs.empty()) {
+    nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < r.runs.size(); ++i) {
+      nlohmann::ordered_json run;
+      run["seed"] = r.first_seed + i;
+      nlohmann::ordered_json values = nlohmann::ordered_json::object();
+      for (const auto& m : r.runs[i]) {
+        std::string leaf;
+        nested(values, m.name, leaf)[leaf] = m.value;
+      }
+      run["metrics"] = values;
+      runs.push_back(run);
+    }
+    out["runs"] = runs;
+  }
+  return out;
+}
+
+std::string report_table(const RunReport& r) {
+  std::ostringstream out;
+  out << "pipesim " << r.version << "  config " << r.config_digest << "  seeds " << r.first_seed
+      << ".." << (r.first_seed + r.seeds - 1) << " (" << r.seeds << " runs)";
+  if (!r.scenario_line.empty()) out << "  " << r.scenario_line;
+  out << "\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-52s %14s  %-31s %12s %12s %12s\n", "metric (per run)", "mean",
+                "95% CI", "p50", "p95", "p99");
+  out << line;
+  for (const auto& m : r.summaries) {
+    const std::string ci = "[" + format_number(m.stats.ci_lo) + ", " + format_number(m.stats.ci_hi) + "]";
+    std::string name = m.name;
+    if (is_listed(r.not_modelled, m.name)) name += " *";
+    std::snprintf(line, sizeof line, "%-52s %14s  %-31s %12s %12s %12s\n", name.c_str(),
+                  format_number(m.stats.mean).c_str(), ci.c_str(), format_number(m.stats.p50).c_str(),
+                  format_number(m.stats.p95).c_str(), format_number(m.stats.p99).c_str());
+    out << line;
+  }
+  if (!r.not_modelled.empty()) out << "\n* not modelled yet: reported as 0, not an estimate\n";
+  for (const auto& note : r.notes) out << note << "\n";
+  return out.str();
+}
+
+std::string report_csv(const RunReport& r) {
+  std::ostringstream out;
+  if (!r.runs.empty()) {
+    out << "seed";
+    for (const auto& m : r.runs.front()) out << "," << m.name;
+    out << "\n";
+    for (std::size_t i = 0; i < r.runs.size(); ++i) {
+      out << (r.first_seed + i);
+      for (const auto& m : r.runs[i]) out << "," << format_number(m.value);
+      out << "\n";
+    }
+    return out.str();
+  }
+  out << "metric,mean,stddev,ci95_lo,ci95_hi,p50,p95,p99\n";
+  for (const auto& m : r.summaries) {
+    const auto& s = m.stats;
+    out << m.name << "," << format_number(s.mean) << "," << format_number(s.stddev) << ","
+        << format_number(s.ci_lo) << "," << format_number(s.ci_hi) << "," << format_number(s.p50)
+        << "," << format_number(s.p95) << "," << format_number(s.p99) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace pipesim::sim

@@ -1,0 +1,40 @@
+// Writers of a Monte Carlo result: a table for people, JSON and CSV for
+// tools (SPEC §9: the JSON shape and metric names are kept stable).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/experiment/metrics.h"
+#include "sim/experiment/statistics.h"
+
+namespace pipesim::sim {
+
+struct RunReport {
+  std::string version;
+  std::string config_digest;
+  std::uint64_t first_seed = 1;
+  std::uint64_t seeds = 0;
+  std::string scenario_line;  // e.g. "1d simulated + 30m drain"
+  std::vector<MetricSummary> summaries;
+  std::vector<Metrics> runs;  // per seed, in seed order (empty unless --per-seed)
+  std::vector<std::string> not_modelled;  // metric names reported as 0 because not modelled
+  std::vector<std::string> notes;         // shown under the table
+};
+
+// {"pipesim_version", "config_digest", "seeds": {"first", "count"}, "metrics": {...}, ["runs"]}
+// Dotted metric names nest: duplicate_rows_by_entry.producer_retry ->
+// "duplicate_rows_by_entry": {"producer_retry": {...}}.
+nlohmann::ordered_json report_json(const RunReport& report);
+std::string report_table(const RunReport& report);
+// One line per metric: metric,mean,stddev,ci95_lo,ci95_hi,p50,p95,p99.
+// With runs: one line per seed instead: seed,<metric>,<metric>,...
+std::string report_csv(const RunReport& report);
+
+// Shortest round-trip rendering of a number for tables and CSV.
+std::string format_number(double v);
+
+}  // namespace pipesim::sim
