@@ -48,6 +48,15 @@ double Workload::rate_at(sim::Time t) const {
 void Workload::draw_tick(sim::Time t, std::vector<std::int64_t>& counts) {
   const double mean = rate_at(t) * options_.tick.as_seconds() / partitions_;
   counts.resize(static_cast<std::size_t>(partitions_));
+  if (options_.arrivals == "fixed") {
+    carry_.resize(counts.size(), 0.0);
+    for (std::size_t p = 0; p < counts.size(); ++p) {
+      const double due = carry_[p] + mean;
+      counts[p] = static_cast<std::int64_t>(due + 1e-9);
+      carry_[p] = due - static_cast<double>(counts[p]);
+    }
+    return;
+  }
   for (auto& c : counts) c = arrivals_.poisson(mean);
 }
 

@@ -36,6 +36,7 @@ class Workload {
   int partitions_;
   std::array<double, 24> multipliers_{};
   sim::RandomStream arrivals_;
+  std::vector<double> carry_;  // fixed arrivals: fractions not yet emitted
 };
 
 }  // namespace pipesim::workload

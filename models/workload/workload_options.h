@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,10 @@ struct WorkloadOptions {
   // "constant", or a list of 24 hourly multipliers (normalised to mean 1).
   nlohmann::json profile = "production";
   std::int64_t record_bytes = 1024;
+  // "poisson": each quantum's count per partition is Poisson; "fixed": exactly
+  // the expected count (fractions carried over), for lab configs whose
+  // outcome is computed by hand.
+  std::string arrivals = "poisson";
   // Model: records are emitted in quanta of this length (all of a quantum's
   // records of one partition reach the producer together). Cost follows
   // quanta, not records.
@@ -33,6 +38,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, WorkloadO
   v.any("profile", o.profile, check_profile,
         "\"production\", \"constant\" or 24 hourly multipliers");
   v.integer("record_bytes", o.record_bytes, 1, 100'000'000, "bytes per record");
+  v.choice("arrivals", o.arrivals, {"poisson", "fixed"},
+           "records per quantum: Poisson, or exactly the expected count");
   v.duration("tick", o.tick, sim::Time::millis(1), sim::Time::minutes(1),
              "model: arrival quantum; a partition's records of one quantum travel together");
   v.finish();
