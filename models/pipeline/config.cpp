@@ -404,6 +404,31 @@ nlohmann::ordered_json effective_config(const Config& config) {
   return out;
 }
 
+std::string config_reference_markdown() {
+  Config c;
+  std::string out;
+  const auto section = [&out](const char* name, auto& options) {
+    sim::OptionLister lister;
+    visit(lister, options);
+    out += std::string("### `") + name + "`\n\n| key | default | meaning |\n|---|---|---|\n";
+    for (const auto& row : lister.rows()) {
+      out += "| `" + row.key + "` | `" + row.default_value + "` | " + row.doc + " |\n";
+    }
+    out += "\n";
+  };
+  section("workload", c.workload);
+  section("producer", c.producer);
+  section("app", c.app);
+  section("kafka", c.kafka);
+  section("connect", c.connect);
+  section("operator", c.operator_options);
+  section("connector", c.connector);
+  section("clickhouse", c.clickhouse);
+  section("keeper", c.keeper);
+  section("run", c.run);
+  return out;
+}
+
 std::string config_digest(const Config& config) {
   static const char* kHex = "0123456789abcdef";
   std::uint64_t h = sim::fnv1a64(effective_config(config).dump());

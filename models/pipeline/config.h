@@ -53,6 +53,10 @@ Config load_config(const nlohmann::json& raw);
 
 // The effective config: every section with every value, defaults filled in.
 nlohmann::ordered_json effective_config(const Config& config);
+// The config reference as a Markdown table per section (key, default, doc),
+// generated from the same declarations that read the config.
+std::string config_reference_markdown();
+
 // 16 hex digits of FNV-1a over the effective config: two runs with the same
 // digest ran the same scenario.
 std::string config_digest(const Config& config);

@@ -11,13 +11,19 @@ Command register_validate(CLI::App& app) {
     std::string config;
     std::vector<std::string> overrides;
     bool print = false;
+    bool reference = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("validate", "check a config without running it");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   cmd->add_flag("--print", args->print, "print the effective config, every default filled in");
+  cmd->add_flag("--reference", args->reference, "print the config reference (Markdown) and exit");
   return [args] {
+    if (args->reference) {
+      std::cout << pipeline::config_reference_markdown();
+      return 0;
+    }
     pipeline::Config config;
     try {
       config = load_config_input(args->config, args->overrides);

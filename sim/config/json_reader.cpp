@@ -225,12 +225,8 @@ void OptionLister::real(std::string_view k, const double& f, double, double, std
 void OptionLister::choice(std::string_view k, const std::string& f,
                           std::initializer_list<std::string_view> c, std::string_view d) {
   std::string doc(d);
-  doc += " (";
-  bool first = true;
-  for (const auto x : c) {
-    doc += (first ? "" : " | ") + std::string(x);
-    first = false;
-  }
+  doc += " (one of:";
+  for (const auto x : c) doc += " " + std::string(x);
   doc += ")";
   add(k, "\"" + f + "\"", doc);
 }

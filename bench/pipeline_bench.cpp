@@ -1,0 +1,201 @@
+// Whole-pipeline figures (DESIGN.md "Performance targets"):
+//   day/<k>   one production day (the default config) with k x
+//             workload.records_per_day, k = 1, 2, 5, 10: wall time per run and
+//             the run's events_processed metric. Cost must follow events, not
+//             records, so main() prints the 10x/1x time ratio next to the
+//             10x/1x events ratio.
+//   mc/threads:<t>   sim::run_monte_carlo over 4 seeds with t = 1, 2 threads:
+//             runs per minute, and main() prints the speedup 2 threads / 1.
+// Every benchmark runs one iteration per repetition (one run or one Monte
+// Carlo batch) and uses wall-clock time. With --benchmark_repetitions=R the
+// summary lines use the best (fastest) repetition and also show the median.
+//
+// `pipeline_bench --rss [k]` is a separate mode: it simulates one day (k x
+// records, default 1) in this fresh process and prints the peak resident set
+// (getrusage ru_maxrss) with the wall time, then exits without benchmarking.
+
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/pipeline/config.h"
+#include "models/pipeline/scenario.h"
+#include "sim/experiment/metrics.h"
+#include "sim/experiment/monte_carlo.h"
+
+namespace {
+
+using pipesim::pipeline::Config;
+using pipesim::pipeline::load_config;
+using pipesim::pipeline::run_scenario;
+
+constexpr std::uint64_t kSeed = 1;
+constexpr std::uint64_t kMonteCarloSeeds = 4;
+
+// The default config with workload.records_per_day scaled by k (set through
+// the JSON loader, so it is validated like a user's config).
+Config day_config(std::int64_t k) {
+  const Config defaults = load_config(nlohmann::json::object());
+  nlohmann::json raw = nlohmann::json::object();
+  raw["workload"]["records_per_day"] = defaults.workload.records_per_day * k;
+  return load_config(raw);
+}
+
+double metric(const pipesim::sim::Metrics& metrics, const std::string& name) {
+  for (const auto& m : metrics) {
+    if (m.name == name) return m.value;
+  }
+  std::fprintf(stderr, "pipeline_bench: metric %s missing\n", name.c_str());
+  std::exit(1);
+}
+
+void day(benchmark::State& state) {
+  const Config config = day_config(state.range(0));
+  double events = 0, records = 0;
+  for (auto _ : state) {
+    const auto metrics = run_scenario(config, kSeed);
+    events = metric(metrics, "events_processed");
+    records = metric(metrics, "records_produced");
+  }
+  state.counters["events"] = events;
+  state.counters["records"] = records;
+  state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void monte_carlo(benchmark::State& state) {
+  const Config config = day_config(1);
+  pipesim::sim::MonteCarloOptions options;
+  options.first_seed = kSeed;
+  options.seeds = kMonteCarloSeeds;
+  options.threads = static_cast<unsigned>(state.range(0));
+  for (auto _ : state) {
+    const auto results = pipesim::sim::run_monte_carlo(
+        options, [&config](std::uint64_t seed) { return run_scenario(config, seed); });
+    benchmark::DoNotOptimize(results.data());
+  }
+  // Runs per minute: kIsIterationInvariantRate divides by the elapsed seconds.
+  state.counters["runs_per_min"] = benchmark::Counter(
+      static_cast<double>(kMonteCarloSeeds) * 60.0, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Captures every repetition while printing as the console does.
+class SummaryReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const auto& run : runs) {
+      if (run.run_type != Run::RT_Iteration || run.error_occurred) continue;
+      Sample s;
+      s.seconds = run.real_accumulated_time / static_cast<double>(run.iterations);
+      for (const auto& [name, counter] : run.counters) s.counters[name] = counter.value;
+      samples_[run.run_name.function_name + "/" + run.run_name.args].push_back(s);
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void print_summary() const {
+    std::printf("\n");
+    for (const char* k : {"1", "2", "5", "10"}) {
+      const auto* v = find(std::string("day/") + k);
+      if (v == nullptr) continue;
+      std::printf("day %2sx records: wall %.3f s (best of %zu; median %.3f s), events %.0f, records %.0f\n",
+                  k, best_seconds(*v), v->size(), median_seconds(*v), v->front().counters.at("events"),
+                  v->front().counters.at("records"));
+    }
+    if (const auto *one = find("day/1"), *ten = find("day/10"); one != nullptr && ten != nullptr) {
+      std::printf("day 10x/1x: time ratio %.2fx (median %.2fx), events ratio %.2fx, records ratio %.2fx\n",
+                  best_seconds(*ten) / best_seconds(*one), median_seconds(*ten) / median_seconds(*one),
+                  ten->front().counters.at("events") / one->front().counters.at("events"),
+                  ten->front().counters.at("records") / one->front().counters.at("records"));
+    }
+    const auto* t1 = find("mc/threads:1");
+    const auto* t2 = find("mc/threads:2");
+    for (const auto* v : {t1, t2}) {
+      if (v == nullptr) continue;
+      std::printf("monte carlo %s thread(s), %llu seeds: %.1f runs/min (best of %zu; median %.1f)\n",
+                  v == t1 ? "1" : "2", static_cast<unsigned long long>(kMonteCarloSeeds),
+                  60.0 * kMonteCarloSeeds / best_seconds(*v), v->size(),
+                  60.0 * kMonteCarloSeeds / median_seconds(*v));
+    }
+    if (t1 != nullptr && t2 != nullptr) {
+      std::printf("monte carlo speedup 2 threads / 1 thread: %.2fx (median %.2fx)\n",
+                  best_seconds(*t1) / best_seconds(*t2), median_seconds(*t1) / median_seconds(*t2));
+    }
+  }
+
+ private:
+  struct Sample {
+    double seconds = 0;
+    std::map<std::string, double> counters;
+  };
+
+  const std::vector<Sample>* find(const std::string& key) const {
+    const auto it = samples_.find(key);
+    return it == samples_.end() || it->second.empty() ? nullptr : &it->second;
+  }
+  static double best_seconds(const std::vector<Sample>& v) {
+    double best = v.front().seconds;
+    for (const auto& s : v) best = std::min(best, s.seconds);
+    return best;
+  }
+  static double median_seconds(const std::vector<Sample>& v) {
+    std::vector<double> t;
+    for (const auto& s : v) t.push_back(s.seconds);
+    std::sort(t.begin(), t.end());
+    const std::size_t m = t.size() / 2;
+    return t.size() % 2 ? t[m] : (t[m - 1] + t[m]) / 2;
+  }
+
+  std::map<std::string, std::vector<Sample>> samples_;
+};
+
+long max_rss_kib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;  // KiB on Linux
+}
+
+int rss_mode(std::int64_t k) {
+  const Config config = day_config(k);
+  const long before = max_rss_kib();
+  const auto start = std::chrono::steady_clock::now();
+  const auto metrics = run_scenario(config, kSeed);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const long peak = max_rss_kib();
+  std::printf("rss %lldx records: peak RSS %.1f MiB (%ld KiB; %.1f MiB before the run), wall %.3f s, "
+              "events %.0f\n",
+              static_cast<long long>(k), static_cast<double>(peak) / 1024.0, peak,
+              static_cast<double>(before) / 1024.0, seconds, metric(metrics, "events_processed"));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "--rss") == 0) {
+    return rss_mode(argc >= 3 ? std::atoll(argv[2]) : 1);
+  }
+  benchmark::RegisterBenchmark("day", day)
+      ->Arg(1)->Arg(2)->Arg(5)->Arg(10)
+      ->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("mc", monte_carlo)
+      ->ArgName("threads")->Arg(1)->Arg(2)
+      ->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  SummaryReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  reporter.print_summary();
+  benchmark::Shutdown();
+  return 0;
+}
