@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/engine/invariant.h"
+
 namespace pipesim::connect {
 
 ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& connect,
@@ -13,60 +15,239 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
     : sim_(sim),
       options_(connect),
       operator_(operator_options),
+      connector_name_(connector_name),
+      partitions_(partitions),
       group_(partitions),
       keeper_map_state_(partitions, true),
+      worker_down_(static_cast<std::size_t>(connect.workers), false),
       owner_(static_cast<std::size_t>(partitions), nullptr),
       operator_delay_(seed, "operator/restart-delay"),
       id_(sim.add_component(this)) {
   const int task_count = static_cast<int>(connect.tasks_max);
-  std::vector<std::string> members;
   for (int t = 0; t < task_count; ++t) {
     sink::SinkStateStore* state = &keeper_map_state_;
     if (!exactly_once) {
       in_memory_states_.push_back(std::make_unique<sink::SinkStateStore>(partitions, false));
       state = in_memory_states_.back().get();
     }
-    tasks_.push_back(std::make_unique<WorkerSinkTask>(sim, t, connect, group_, logs, deps, state, counters_));
-    tasks_.back()->set_failure_listener([this](int task) { on_task_failed(task); });
-    members.push_back(ConsumerGroup::member_id(connector_name, t));
+    tasks_.push_back(std::make_unique<WorkerSinkTask>(sim, t, connect, group_, logs, deps, state,
+                                                      counters_, *this));
+    worker_of_.push_back(t % static_cast<int>(connect.workers));
   }
-  const auto assignment = ConsumerGroup::range_assign(partitions, members);
-  for (int t = 0; t < task_count; ++t) {
-    for (const int p : assignment[static_cast<std::size_t>(t)]) owner_[static_cast<std::size_t>(p)] = tasks_[static_cast<std::size_t>(t)].get();
-    tasks_[static_cast<std::size_t>(t)]->assign(assignment[static_cast<std::size_t>(t)]);
-  }
+  member_.assign(tasks_.size(), false);
+  awaiting_.assign(tasks_.size(), false);
+  failures_since_progress_.assign(tasks_.size(), 0);
+  failed_partition_.assign(tasks_.size(), -1);
 }
 
 void ConnectCluster::start() {
-  for (auto& t : tasks_) t->start();
+  for (auto& t : tasks_) t->start_at(sim_.now());
 }
 
-void ConnectCluster::kill_worker(int worker) {
-  const sim::Time back = sim_.now() + std::max(options_.worker_restart_delay, options_.session_timeout);
+// --- consumer group -------------------------------------------------------
+
+void ConnectCluster::request_rebalance() {
+  rebalancing_ = true;
   for (auto& t : tasks_) {
-    if (t->index() % options_.workers != worker || t->status() == TaskStatus::DOWN) continue;
-    t->kill();
-    t->restart_at(back);
+    const auto i = static_cast<std::size_t>(t->index());
+    if (!member_[i] || t->joining() || awaiting_[i]) continue;
+    awaiting_[i] = true;
+    t->begin_rebalance();  // may call task_joined() at once
+  }
+  try_complete_rebalance();
+}
+
+void ConnectCluster::try_complete_rebalance() {
+  if (!rebalancing_ || completion_scheduled_) return;
+  if (unevicted_ > 0) return;  // the coordinator waits for the dead member's session to expire
+  if (std::any_of(awaiting_.begin(), awaiting_.end(), [](bool a) { return a; })) return;
+  completion_scheduled_ = true;
+  sim_.schedule_in(options_.rebalance_time, id_, kCompleteRebalance);
+}
+
+void ConnectCluster::complete_rebalance() {
+  completion_scheduled_ = false;
+  if (unevicted_ > 0 || std::any_of(awaiting_.begin(), awaiting_.end(), [](bool a) { return a; })) {
+    return;  // membership changed meanwhile; the last change completes it
+  }
+  std::vector<int> members;
+  std::vector<std::string> member_ids;
+  for (auto& t : tasks_) {
+    if (!member_[static_cast<std::size_t>(t->index())]) continue;
+    members.push_back(t->index());
+    member_ids.push_back(ConsumerGroup::member_id(connector_name_, t->index()));
+  }
+  const auto assignment = ConsumerGroup::range_assign(partitions_, member_ids);
+  std::fill(owner_.begin(), owner_.end(), nullptr);
+  rebalancing_ = false;
+  ++counters_.rebalances;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    for (const int p : assignment[m]) owner_[static_cast<std::size_t>(p)] = &task(members[m]);
+  }
+  for (std::size_t m = 0; m < members.size(); ++m) task(members[m]).assign(assignment[m]);
+}
+
+void ConnectCluster::task_joined(int t) {
+  awaiting_[static_cast<std::size_t>(t)] = false;
+  try_complete_rebalance();
+}
+
+void ConnectCluster::task_started(int t) {
+  member_[static_cast<std::size_t>(t)] = true;
+  request_rebalance();
+}
+
+void ConnectCluster::remove_member(int t) {
+  const auto i = static_cast<std::size_t>(t);
+  member_[i] = false;
+  awaiting_[i] = false;
+  for (auto& o : owner_) {
+    if (o == &task(t)) o = nullptr;
   }
 }
 
-void ConnectCluster::restart_task(int task) {
-  tasks_[static_cast<std::size_t>(task)]->revoke(true, 0);
-}
-
-void ConnectCluster::rebalance(std::int64_t max_poll_records) {
-  for (auto& t : tasks_) t->revoke(max_poll_records > 0, max_poll_records);
+void ConnectCluster::task_left(int t) {
+  // consumer.close() sends LeaveGroup: the coordinator rebalances at once.
+  remove_member(t);
+  request_rebalance();
 }
 
 void ConnectCluster::on_data(int partition) {
   if (WorkerSinkTask* t = owner_[static_cast<std::size_t>(partition)]) t->on_data(partition);
 }
 
-void ConnectCluster::on_task_failed(int task) {
-  const sim::Time delay = operator_.restart_delay_distribution == "fixed"
-                              ? operator_.restart_delay
-                              : operator_delay_.exponential_time(operator_.restart_delay);
-  tasks_[static_cast<std::size_t>(task)]->restart_at(sim_.now() + delay);
+// --- workers ----------------------------------------------------------------
+
+void ConnectCluster::kill_worker(int worker) {
+  if (worker_down_[static_cast<std::size_t>(worker)]) return;
+  worker_down_[static_cast<std::size_t>(worker)] = true;
+  for (auto& t : tasks_) {
+    if (worker_of(t->index()) != worker || t->status() == TaskStatus::DOWN) continue;
+    const bool was_member = member_[static_cast<std::size_t>(t->index())];
+    t->kill();
+    remove_member(t->index());
+    if (was_member) {
+      // Nobody notices until the member's session expires.
+      ++unevicted_;
+      sim_.schedule_in(options_.session_timeout, id_, kEvict);
+    }
+  }
+  sim_.schedule_in(options_.worker_restart_delay, id_, kWorkerBack, static_cast<std::uint32_t>(worker));
+  if (options_.workers > 1) {
+    // Incremental cooperative rebalancing keeps the departed worker's tasks
+    // unassigned for scheduled.rebalance.max.delay.ms after the worker group
+    // noticed it (its own session timeout), then starts them elsewhere.
+    sim_.schedule_in(options_.worker_session_timeout + options_.scheduled_rebalance_max_delay, id_,
+                     kMoveTasks, static_cast<std::uint32_t>(worker));
+  }
+}
+
+void ConnectCluster::restart_task(int t) { task(t).restart_gracefully(0); }
+
+void ConnectCluster::rebalance(std::int64_t max_poll_records) {
+  if (max_poll_records > 0) {
+    // A connector config update restarts every task with the new config.
+    for (auto& t : tasks_) t->restart_gracefully(max_poll_records);
+    return;
+  }
+  request_rebalance();
+}
+
+void ConnectCluster::handle(const sim::Event& e) {
+  switch (e.type) {
+    case kCompleteRebalance:
+      complete_rebalance();
+      return;
+    case kEvict:
+      --unevicted_;
+      request_rebalance();
+      return;
+    case kWorkerBack: {
+      const auto w = static_cast<int>(e.arg);
+      if (!worker_down_[static_cast<std::size_t>(w)]) return;
+      worker_down_[static_cast<std::size_t>(w)] = false;
+      for (auto& t : tasks_) {
+        if (worker_of(t->index()) == w && t->status() == TaskStatus::DOWN) t->start_at(sim_.now());
+      }
+      return;
+    }
+    case kMoveTasks: {
+      const auto w = static_cast<int>(e.arg);
+      if (!worker_down_[static_cast<std::size_t>(w)]) return;
+      int next = 0;
+      for (auto& t : tasks_) {
+        if (worker_of(t->index()) != w || t->status() != TaskStatus::DOWN) continue;
+        // The next surviving worker in turn.
+        for (int k = 1; k <= options_.workers; ++k) {
+          const int candidate = (w + next + k) % static_cast<int>(options_.workers);
+          if (!worker_down_[static_cast<std::size_t>(candidate)]) {
+            worker_of_[static_cast<std::size_t>(t->index())] = candidate;
+            ++next;
+            break;
+          }
+        }
+        if (worker_of(t->index()) != w) t->start_at(sim_.now());
+      }
+      return;
+    }
+    case kOperatorRestart: {
+      const auto t = static_cast<int>(e.arg);
+      if (task(t).status() != TaskStatus::FAILED) return;
+      const auto i = static_cast<std::size_t>(t);
+      if (failures_since_progress_[i] > 1) {
+        // The restart failed again: apply the runbook before this restart.
+        if (operator_.remediation == "delete_state_row" && failed_partition_[i] >= 0) {
+          // The documented troubleshooting step: delete the partition's row
+          // from the state table, so the replay is inserted again.
+          task(t).connector().state().reset(failed_partition_[i]);
+        } else if (operator_.remediation == "tolerate_then_revert" && !tolerate_override_) {
+          set_tolerate_state_mismatch(true);
+          tolerate_watch_task_ = t;
+        }
+      }
+      if (!worker_down_[static_cast<std::size_t>(worker_of(t))]) task(t).start_at(sim_.now());
+      return;
+    }
+    default:
+      PIPESIM_INVARIANT(false, "unknown cluster event");
+  }
+}
+
+// --- operator ---------------------------------------------------------------
+
+void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
+  const auto i = static_cast<std::size_t>(t);
+  ++failures_since_progress_[i];
+  failed_partition_[i] = failure.partition;
+  // The FAILED task's consumer closes and leaves the group: its partitions
+  // move to the other tasks, which may fail on them in turn.
+  task_left(t);
+  const bool first = failures_since_progress_[i] == 1 || operator_.remediation == "restart_only";
+  sim::Time delay;
+  if (!first) {
+    delay = operator_.remediation_delay;
+  } else if (operator_.restart_delay_distribution == "fixed") {
+    delay = operator_.restart_delay;
+  } else {
+    delay = operator_delay_.exponential_time(operator_.restart_delay);
+  }
+  sim_.schedule_in(delay, id_, kOperatorRestart, static_cast<std::uint32_t>(t));
+}
+
+void ConnectCluster::task_progressed(int t) { failures_since_progress_[static_cast<std::size_t>(t)] = 0; }
+
+void ConnectCluster::task_caught_up(int t) {
+  if (!tolerate_override_ || t != tolerate_watch_task_) return;
+  // Caught up: the engineer reverts tolerateStateMismatch to false, a config
+  // change that restarts every task.
+  tolerate_watch_task_ = -1;
+  set_tolerate_state_mismatch(false);
+  for (auto& task_ptr : tasks_) task_ptr->restart_gracefully(0);
+}
+
+void ConnectCluster::set_tolerate_state_mismatch(bool on) {
+  tolerate_override_ = on;
+  for (auto& t : tasks_) t->connector().set_tolerate_state_mismatch(on);
 }
 
 sim::Time ConnectCluster::downtime(sim::Time now) const {

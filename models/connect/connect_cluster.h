@@ -1,17 +1,27 @@
-// The Connect workers of one connector and the on-call operator (SPEC §4.3).
-// Tasks are spread over workers round-robin (task i on worker i % workers);
-// partitions over tasks by the consumer group's RangeAssignor.
+// The Connect workers of one connector, its consumer group connect-<name>,
+// and the on-call operator (SPEC §4.3).
 //
-// kill -9 of a worker: its tasks lose everything volatile and commit
-// nothing. The worker process is back after worker_restart_delay; its tasks'
-// consumers get their partitions back only once the group has evicted the
-// dead members (session.timeout.ms), so they restart at the later of the two.
-// A FAILED task stays FAILED until the operator restarts it after a delay
-// drawn from the stream "operator/restart-delay".
+// Group membership follows the consumer protocol with the eager
+// RangeAssignor: a member that joins (a new task instance) or leaves (a
+// stopped or FAILED task closes its consumer) triggers a rebalance; every
+// live member finishes its put(), commits and revokes; once all have
+// rejoined and no dead member is left, partitions are assigned anew and
+// consumption resumes from the committed offsets. A killed member (kill -9)
+// is only noticed when session.timeout.ms expires, and until then it blocks
+// any rebalance while its partitions sit idle.
+//
+// Workers: tasks are spread round-robin. A killed worker is back after
+// worker_restart_delay and starts its tasks again; with several workers the
+// worker group moves them to a surviving worker if it stays away longer than
+// its session timeout + scheduled.rebalance.max.delay.ms.
+//
+// Operator: a FAILED task is restarted after operator.restart_delay; when a
+// restart fails again the runbook's remediation is applied first.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/connect/connect_options.h"
@@ -22,7 +32,7 @@
 
 namespace pipesim::connect {
 
-class ConnectCluster final : public sim::Component {
+class ConnectCluster final : public sim::Component, public TaskListener {
  public:
   ConnectCluster(sim::Simulation& sim, const ConnectOptions& connect,
                  const OperatorOptions& operator_options, const std::string& connector_name,
@@ -30,40 +40,75 @@ class ConnectCluster final : public sim::Component {
                  const sink::SinkDependencies& deps, bool exactly_once, std::uint64_t seed);
 
   void start();
+  // worker_crash fault: kill -9 of a worker process.
   void kill_worker(int worker);
   // task_restart fault: graceful stop and start of one task.
   void restart_task(int task);
-  // rebalance fault: every task revokes, commits and resumes; with a new
-  // max.poll.records the connector's config changed, so tasks restart.
+  // rebalance fault: a consumer-group rebalance; with a new max.poll.records
+  // the connector's config changed, so every task restarts with it.
   void rebalance(std::int64_t max_poll_records);
   // state_wipe fault: the KeeperMap table is recreated empty.
   void wipe_keeper_map_state() { keeper_map_state_.reset_all(); }
   // New records on partition p: wake the task that owns it.
   void on_data(int partition);
 
-  void handle(const sim::Event&) override {}
+  void handle(const sim::Event& event) override;
+
+  // TaskListener
+  void task_joined(int task) override;
+  void task_started(int task) override;
+  void task_left(int task) override;
+  void task_failed(int task, const sink::PutFailure& failure) override;
+  void task_caught_up(int task) override;
+  void task_progressed(int task) override;
 
   [[nodiscard]] const TaskCounters& counters() const { return counters_; }
   [[nodiscard]] const ConsumerGroup& group() const { return group_; }
-  [[nodiscard]] int workers() const { return static_cast<int>(options_.workers); }
   [[nodiscard]] const std::vector<std::unique_ptr<WorkerSinkTask>>& tasks() const { return tasks_; }
+  [[nodiscard]] int worker_of(int task) const { return worker_of_[static_cast<std::size_t>(task)]; }
   // Time tasks spent FAILED or down, including those still down at `now`.
   [[nodiscard]] sim::Time downtime(sim::Time now) const;
 
  private:
-  void on_task_failed(int task);
+  enum EventType : std::uint32_t {
+    kCompleteRebalance = 1, kEvict = 2, kWorkerBack = 3, kMoveTasks = 4, kOperatorRestart = 5
+  };
+
+  void request_rebalance();
+  void try_complete_rebalance();
+  void complete_rebalance();
+  void remove_member(int task);
+  void set_tolerate_state_mismatch(bool on);
+  WorkerSinkTask& task(int t) { return *tasks_[static_cast<std::size_t>(t)]; }
 
   sim::Simulation& sim_;
   ConnectOptions options_;
   OperatorOptions operator_;
+  std::string connector_name_;
+  int partitions_;
   ConsumerGroup group_;
   sink::SinkStateStore keeper_map_state_;  // shared when exactlyOnce=true
   std::vector<std::unique_ptr<sink::SinkStateStore>> in_memory_states_;
   std::vector<std::unique_ptr<WorkerSinkTask>> tasks_;
-  std::vector<WorkerSinkTask*> owner_;  // per partition
+  std::vector<int> worker_of_;
+  std::vector<bool> worker_down_;
+  std::vector<WorkerSinkTask*> owner_;  // per partition, from the last assignment
   TaskCounters counters_;
   sim::RandomStream operator_delay_;
   sim::ComponentId id_;
+
+  // Consumer group state.
+  std::vector<bool> member_;    // live consumer in the group
+  std::vector<bool> awaiting_;  // asked to rejoin in the current rebalance
+  int unevicted_ = 0;           // killed members the coordinator has not noticed yet
+  bool rebalancing_ = false;
+  bool completion_scheduled_ = false;
+
+  // Operator state.
+  std::vector<int> failures_since_progress_;
+  std::vector<int> failed_partition_;
+  bool tolerate_override_ = false;
+  int tolerate_watch_task_ = -1;
 };
 
 }  // namespace pipesim::connect

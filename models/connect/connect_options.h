@@ -22,6 +22,10 @@ struct ConnectOptions {
   sim::Time fetch_max_wait = sim::Time::millis(500);
   sim::Time worker_session_timeout = sim::Time::millis(10000);  // worker group (session.timeout.ms of the worker)
   sim::Time scheduled_rebalance_max_delay = sim::Time::millis(300000);
+  sim::Time task_shutdown_graceful_timeout = sim::Time::millis(5000);
+  // Model: the join/sync round trips of a consumer-group rebalance once every
+  // member has rejoined.
+  sim::Time rebalance_time = sim::Time::millis(500);
   // Model: a killed worker process is back after this long (systemd/k8s restart).
   sim::Time worker_restart_delay = sim::Time::seconds(30);
   // Model: consumer fetch round trip to the leader.
@@ -48,6 +52,10 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
            "Connect worker group session timeout (the worker's session.timeout.ms)");
   v.millis("scheduled.rebalance.max.delay.ms", o.scheduled_rebalance_max_delay, 0, 2147483647,
            "incremental cooperative rebalancing waits this long for a departed worker");
+  v.millis("task.shutdown.graceful.timeout.ms", o.task_shutdown_graceful_timeout, 0, 2147483647,
+           "a stopping task whose put() runs longer is abandoned without a commit");
+  v.duration("rebalance_time", o.rebalance_time, sim::Time::micros(0), sim::Time::minutes(10),
+             "model: join + sync of a rebalance once every member has rejoined");
   v.duration("worker_restart_delay", o.worker_restart_delay, sim::Time::micros(0),
              sim::Time::days(30), "model: a killed worker process is back after this");
   v.duration("fetch_latency", o.fetch_latency, sim::Time::micros(1), sim::Time::minutes(1),
@@ -66,6 +74,9 @@ struct OperatorOptions {
   // Exponential restart delay with restart_delay as its mean, or exactly restart_delay.
   std::string restart_delay_distribution = "exponential";
   std::string remediation = "restart_only";  // restart_only | delete_state_row | tolerate_then_revert
+  // Once paged and at the keyboard, the engineer applies the remediation and
+  // restarts after this long.
+  sim::Time remediation_delay = sim::Time::minutes(5);
 };
 
 template <class V, class O>
@@ -76,6 +87,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, OperatorO
            "distribution of the restart delay");
   v.choice("remediation", o.remediation, {"restart_only", "delete_state_row", "tolerate_then_revert"},
            "what the engineer does when a restart fails again");
+  v.duration("remediation_delay", o.remediation_delay, sim::Time::micros(0), sim::Time::days(30),
+             "time to apply the remediation after a restart failed again");
   v.finish();
 }
 

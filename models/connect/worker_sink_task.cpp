@@ -9,13 +9,14 @@ namespace pipesim::connect {
 WorkerSinkTask::WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOptions& options,
                                ConsumerGroup& group, const std::vector<broker::PartitionLog>& logs,
                                const sink::SinkDependencies& deps, sink::SinkStateStore* state,
-                               TaskCounters& counters)
+                               TaskCounters& counters, TaskListener& listener)
     : sim_(sim),
       index_(index),
       options_(options),
       group_(group),
       logs_(logs),
       counters_(counters),
+      listener_(listener),
       connector_(*this, deps, state),
       id_(sim.add_component(this)),
       max_poll_records_(options.max_poll_records) {}
@@ -25,26 +26,28 @@ std::size_t WorkerSinkTask::slot_of(int partition) const {
   return static_cast<std::size_t>(it - partitions_.begin());
 }
 
-void WorkerSinkTask::start() {
+void WorkerSinkTask::start_at(sim::Time at) { sim_.schedule(at, id_, kStart); }
+
+void WorkerSinkTask::start_instance() {
   if (status_ != TaskStatus::RUNNING) counters_.downtime += sim_.now() - down_since_;
   status_ = TaskStatus::RUNNING;
+  ++counters_.restarts;
+  if (next_max_poll_records_ > 0) max_poll_records_ = next_max_poll_records_;
+  next_max_poll_records_ = 0;
+  partitions_.clear();
   position_.clear();
   put_position_.clear();
-  for (const int p : partitions_) {
-    position_.push_back(group_.committed(p));
-    put_position_.push_back(group_.committed(p));
-  }
   batch_.clear();
   in_put_ = false;
   paused_for_redelivery_ = false;
   waiting_for_data_ = false;
   revoke_pending_ = false;
-  revoke_new_instance_ = false;
+  stop_pending_ = false;
+  joining_ = true;
   cursor_ = 0;
   next_commit_ = sim_.now() + options_.offset_flush_interval;
   connector_.start();
-  ready_ = true;
-  run_iterations();
+  listener_.task_started(index_);
 }
 
 void WorkerSinkTask::go_down(TaskStatus status) {
@@ -54,6 +57,12 @@ void WorkerSinkTask::go_down(TaskStatus status) {
   in_put_ = false;
   ready_ = false;
   waiting_for_data_ = false;
+  joining_ = false;
+  revoke_pending_ = false;
+  stop_pending_ = false;
+  partitions_.clear();
+  position_.clear();
+  put_position_.clear();
 }
 
 void WorkerSinkTask::kill() {
@@ -61,45 +70,62 @@ void WorkerSinkTask::kill() {
   go_down(TaskStatus::DOWN);
 }
 
-void WorkerSinkTask::restart_at(sim::Time at) {
-  ++counters_.restarts;
-  sim_.schedule(at, id_, kStart);
-}
-
-void WorkerSinkTask::revoke(bool new_instance, std::int64_t max_poll_records) {
-  if (status_ != TaskStatus::RUNNING) {
-    if (max_poll_records > 0) max_poll_records_ = max_poll_records;
+void WorkerSinkTask::begin_rebalance() {
+  if (status_ != TaskStatus::RUNNING || joining_) return;
+  // The rebalance happens inside poll(): an ongoing put() ends first.
+  if (in_put_) {
+    revoke_pending_ = true;
     return;
   }
-  revoke_pending_ = true;
-  revoke_new_instance_ = revoke_new_instance_ || new_instance;
-  if (max_poll_records > 0) revoke_max_poll_records_ = max_poll_records;
-  if (!in_put_) complete_revocation();
+  revoke();
 }
 
-void WorkerSinkTask::complete_revocation() {
-  revoke_pending_ = false;
+void WorkerSinkTask::revoke() {
+  // onPartitionsRevoked: preCommit, then a synchronous commit of the revoked
+  // partitions. A batch waiting for redelivery was not put, so not committed.
   commit_offsets();
-  if (revoke_max_poll_records_ > 0) max_poll_records_ = revoke_max_poll_records_;
-  revoke_max_poll_records_ = 0;
-  if (revoke_new_instance_) {
-    ++counters_.restarts;
-    sim_.crash(id_);  // the old instance's timers die with it
-    connector_.start();
-  }
-  revoke_new_instance_ = false;
-  // Reassigned partitions resume from the committed offsets; a batch that
-  // waited for redelivery was not committed and is read again.
-  for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
-    position_[slot] = group_.committed(partitions_[slot]);
-    put_position_[slot] = position_[slot];
-  }
+  partitions_.clear();
+  position_.clear();
+  put_position_.clear();
   batch_.clear();
   paused_for_redelivery_ = false;
   waiting_for_data_ = false;
-  next_commit_ = sim_.now() + options_.offset_flush_interval;
+  ++wait_generation_;
+  joining_ = true;
+  listener_.task_joined(index_);
+}
+
+void WorkerSinkTask::assign(std::vector<int> partitions) {
+  if (status_ != TaskStatus::RUNNING) return;
+  partitions_ = std::move(partitions);
+  position_.clear();
+  put_position_.clear();
+  for (const int p : partitions_) {
+    position_.push_back(group_.committed(p));
+    put_position_.push_back(group_.committed(p));
+  }
+  joining_ = false;
+  cursor_ = 0;
   ready_ = true;
   run_iterations();
+}
+
+void WorkerSinkTask::restart_gracefully(std::int64_t max_poll_records) {
+  if (max_poll_records > 0) next_max_poll_records_ = max_poll_records;
+  if (status_ != TaskStatus::RUNNING) return;  // the next start picks up the new config
+  if (in_put_) {
+    stop_pending_ = true;
+    sim_.schedule_in(options_.task_shutdown_graceful_timeout, id_, kStopTimeout);
+    return;
+  }
+  stop_and_restart(true);
+}
+
+void WorkerSinkTask::stop_and_restart(bool commit) {
+  if (commit && !joining_) commit_offsets();
+  listener_.task_left(index_);
+  sim_.crash(id_);  // the old instance's timers and put steps die with it
+  start_instance();
 }
 
 void WorkerSinkTask::on_data(int) {
@@ -111,7 +137,7 @@ void WorkerSinkTask::on_data(int) {
 void WorkerSinkTask::handle(const sim::Event& event) {
   switch (event.type) {
     case kStart:
-      if (status_ != TaskStatus::RUNNING) start();
+      if (status_ != TaskStatus::RUNNING) start_instance();
       return;
     case kIterate:
       if (event.arg != wait_generation_ || in_put_) return;  // superseded wake-up
@@ -127,6 +153,13 @@ void WorkerSinkTask::handle(const sim::Event& event) {
     case kConnectorStep:
       connector_.step();
       run_iterations();
+      return;
+    case kStopTimeout:
+      // task.shutdown.graceful.timeout.ms passed with put() still running: the
+      // worker abandons the task without a commit (its insert may still land).
+      if (!stop_pending_ || !in_put_) return;
+      ++counters_.abandoned_stops;
+      stop_and_restart(false);
       return;
     default:
       PIPESIM_INVARIANT(false, "unknown task event");
@@ -148,6 +181,7 @@ void WorkerSinkTask::run_iterations() {
 }
 
 void WorkerSinkTask::iteration() {
+  if (joining_ || in_put_) return;
   const sim::Time now = sim_.now();
   if (now >= next_commit_) {
     commit_offsets();
@@ -166,7 +200,8 @@ void WorkerSinkTask::iteration() {
   }
   batch_.clear();
   if (!poll(batch_)) {
-    wait_for_data();
+    listener_.task_caught_up(index_);
+    if (status_ == TaskStatus::RUNNING && !joining_ && !in_put_) wait_for_data();
     return;
   }
   in_put_ = true;
@@ -219,35 +254,48 @@ void WorkerSinkTask::commit_offsets() {
   ++counters_.commits;
   for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
     const int p = partitions_[slot];
-    PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p), "committed offset would move backwards");
     PIPESIM_INVARIANT(put_position_[slot] <= position_[slot], "commit beyond the consumed position");
+    PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p), "committed offset would move backwards");
     group_.commit(p, put_position_[slot]);
   }
 }
 
-void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::DecisionError) {
+void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure failure) {
   in_put_ = false;
   switch (outcome) {
     case sink::PutOutcome::RETURNED:
       for (const auto& pb : batch_) {
         const std::size_t slot = slot_of(pb.partition);
-        put_position_[slot] = std::max(put_position_[slot], pb.offsets.max + 1);
+        if (slot < partitions_.size()) put_position_[slot] = std::max(put_position_[slot], pb.offsets.max + 1);
       }
       batch_.clear();
       paused_for_redelivery_ = false;
-      ready_ = true;
+      listener_.task_progressed(index_);
       break;
     case sink::PutOutcome::RETRIABLE:
       paused_for_redelivery_ = true;
-      ready_ = true;
       break;
     case sink::PutOutcome::FAILED:
       ++counters_.failures;
       go_down(TaskStatus::FAILED);
-      if (on_failed_) on_failed_(index_);
+      listener_.task_failed(index_, failure);
       return;
   }
-  if (revoke_pending_) complete_revocation();
+  after_put();
+}
+
+void WorkerSinkTask::after_put() {
+  if (stop_pending_) {
+    stop_pending_ = false;
+    stop_and_restart(true);
+    return;
+  }
+  if (revoke_pending_) {
+    revoke_pending_ = false;
+    revoke();
+    return;
+  }
+  ready_ = true;
 }
 
 }  // namespace pipesim::connect

@@ -1,24 +1,39 @@
 #include "models/sink/clickhouse_sink_task.h"
 
+#include "models/sink/partition_order.h"
 #include "sim/engine/invariant.h"
 
 namespace pipesim::sink {
 
 ClickHouseSinkTask::ClickHouseSinkTask(SinkTaskHost& host, const SinkDependencies& deps,
                                        SinkStateStore* state)
-    : host_(host), deps_(deps), state_(state) {}
+    : host_(host),
+      deps_(deps),
+      state_(state),
+      tolerate_state_mismatch_(deps.options->tolerate_state_mismatch) {}
 
 void ClickHouseSinkTask::start() {
+  // ProxySinkTask creates an InMemoryState per task instance; KeeperMap
+  // state lives in ClickHouse and survives.
   if (!state_->keeper_map()) state_->clear();
   batch_.clear();
+  failed_.clear();
   phase_ = Phase::IDLE;
 }
 
 void ClickHouseSinkTask::put(const std::vector<PartitionBatch>& batch) {
   PIPESIM_INVARIANT(phase_ == Phase::IDLE, "put() while a put is in progress");
-  batch_ = batch;
+  keys_.clear();
+  for (const auto& pb : batch) keys_.push_back(deps_.options->topics + "-" + std::to_string(pb.partition));
+  batch_.clear();
+  for (const std::size_t i : java_hashmap_order(keys_)) batch_.push_back(batch[i]);
+  failed_.clear();
   index_ = 0;
   start_partition();
+}
+
+bool ClickHouseSinkTask::has_reporter() const {
+  return !deps_.options->errors_deadletterqueue_topic_name.empty() || deps_.options->errors_log_enable;
 }
 
 void ClickHouseSinkTask::wait_for_keeper(Phase next) {
@@ -30,8 +45,12 @@ void ClickHouseSinkTask::wait_for_keeper(Phase next) {
 
 void ClickHouseSinkTask::start_partition() {
   if (index_ == batch_.size()) {
+    // ProxySinkTask.put: partitions that failed under errors.tolerance=all
+    // are handed to the reporter only now, after the loop.
+    for (const auto& pb : failed_) report(pb.partition, pb.offsets);
+    failed_.clear();
     phase_ = Phase::IDLE;
-    host_.put_finished(PutOutcome::RETURNED, DecisionError::NONE);
+    host_.put_finished(PutOutcome::RETURNED, {});
     return;
   }
   if (state_->keeper_map()) {
@@ -44,11 +63,10 @@ void ClickHouseSinkTask::start_partition() {
 void ClickHouseSinkTask::decide_partition() {
   const PartitionBatch& pb = batch_[index_];
   const StateRecord stored = state_->get(pb.partition);
-  decision_ = decide(stored, pb.offsets, deps_.options->tolerate_state_mismatch);
+  decision_ = decide(stored, pb.offsets, tolerate_state_mismatch_);
   if (decision_.classified) {
-    const int row = stored.state == ProcessingState::BEFORE_PROCESSING ? 0 : 1;
-    ++deps_.counters->classifications[static_cast<std::size_t>(row)]
-                                     [static_cast<std::size_t>(decision_.range_state)];
+    const std::size_t row = stored.state == ProcessingState::BEFORE_PROCESSING ? 0 : 1;
+    ++deps_.counters->classifications[row][static_cast<std::size_t>(decision_.range_state)];
   }
   // Copies made because the stored state was lost are state_reset copies.
   tag_ = pb.tag;
@@ -57,7 +75,7 @@ void ClickHouseSinkTask::decide_partition() {
     tag_ = ledger::InsertTag::STATE_RESET;
   }
   if (decision_.error != DecisionError::NONE) {
-    fail_partition(decision_.error);
+    throw_non_retriable(decision_.error);
     return;
   }
   op_index_ = 0;
@@ -98,7 +116,19 @@ void ClickHouseSinkTask::run_ops() {
         return;
       }
       case SinkOpKind::DLQ:
-        send_to_dlq(pb.partition, op.records);
+        // Records of an overlap that cannot be re-inserted as SAME, sent one
+        // by one as DuplicateException (DECISION_NOTES.md row 10).
+        if (!has_reporter()) {
+          report(pb.partition, op.records);  // a no-op reporter: nothing kept
+        } else if (deps_.options->errors_tolerance == "all") {
+          report(pb.partition, op.records);
+        } else {
+          // errors.tolerance=none: the framework's executeFailed reports the
+          // first record, then throws "Tolerance exceeded in error handler".
+          report(pb.partition, OffsetRange{op.records.min, op.records.min});
+          fail(PutFailure{pb.partition, DecisionError::NONE});
+          return;
+        }
         break;
       case SinkOpKind::KEEP_STATE:
         break;
@@ -123,13 +153,13 @@ void ClickHouseSinkTask::step() {
       run_ops();
       return;
     case Phase::INSERT_TIMEOUT:
+      // A client socket timeout: clickhouse-java turns it into code 159,
+      // which Utils.handleException makes a RetriableException.
+      ++deps_.counters->insert_timeouts;
+      retriable();
+      return;
     case Phase::INSERT_ERROR:
-      // A client socket timeout, or a retriable server code: Utils.handleException
-      // turns it into a RetriableException for the whole put batch.
-      if (phase_ == Phase::INSERT_TIMEOUT) ++deps_.counters->insert_timeouts;
-      ++deps_.counters->retriable_exceptions;
-      phase_ = Phase::IDLE;
-      host_.put_finished(PutOutcome::RETRIABLE, DecisionError::NONE);
+      retriable();
       return;
     case Phase::IDLE:
       break;
@@ -137,7 +167,22 @@ void ClickHouseSinkTask::step() {
   PIPESIM_INVARIANT(false, "connector step without a pending operation");
 }
 
-void ClickHouseSinkTask::fail_partition(DecisionError error) {
+void ClickHouseSinkTask::retriable() {
+  // The loop is left at once: later partitions are not processed, failures
+  // collected so far are not reported, and the whole batch comes again.
+  ++deps_.counters->retriable_exceptions;
+  failed_.clear();
+  phase_ = Phase::IDLE;
+  host_.put_finished(PutOutcome::RETRIABLE, {});
+}
+
+void ClickHouseSinkTask::fail(PutFailure failure) {
+  failed_.clear();
+  phase_ = Phase::IDLE;
+  host_.put_finished(PutOutcome::FAILED, failure);
+}
+
+void ClickHouseSinkTask::throw_non_retriable(DecisionError error) {
   switch (error) {
     case DecisionError::AFTER_PROCESSING_STATE_MISMATCH: ++deps_.counters->state_mismatch_throws; break;
     case DecisionError::BEFORE_PROCESSING_STATE_CONTAINS: ++deps_.counters->state_contains_throws; break;
@@ -145,23 +190,19 @@ void ClickHouseSinkTask::fail_partition(DecisionError error) {
     case DecisionError::AFTER_PROCESSING_ERROR_STATE: ++deps_.counters->error_state_throws; break;
     case DecisionError::NONE: break;
   }
+  const PartitionBatch& pb = batch_[index_];
   if (deps_.options->errors_tolerance == "all") {
-    // Utils.handleException with errors.tolerance=all: the partition's records
-    // go to the errant-record reporter and processing goes on; their offsets
-    // are committed like any others.
-    const PartitionBatch& pb = batch_[index_];
-    send_to_dlq(pb.partition, pb.offsets);
+    // Utils.handleException swallows it; ProxySinkTask reports the partition's
+    // records after the loop, and their offsets are committed like any others.
+    failed_.push_back(pb);
     ++index_;
     start_partition();
     return;
   }
-  phase_ = Phase::IDLE;
-  host_.put_finished(PutOutcome::FAILED, error);
+  fail(PutFailure{pb.partition, error});
 }
 
-void ClickHouseSinkTask::send_to_dlq(int partition, OffsetRange records) {
-  // The errant-record reporter exists only with a DLQ topic or errors.log.enable;
-  // only a DLQ topic keeps the records (SPEC §4.3).
+void ClickHouseSinkTask::report(int partition, OffsetRange records) {
   pieces_.clear();
   (*deps_.logs)[static_cast<std::size_t>(partition)].translate(records.min, records.max, pieces_);
   const bool has_dlq = !deps_.options->errors_deadletterqueue_topic_name.empty();

@@ -1,11 +1,12 @@
 // The connector side of one sink task: ProxySinkTask.put of ClickHouse Kafka
-// Connect v1.3.9 (SPEC §4.4). put() groups the batch by partition and runs
-// the decision function for each partition in turn; each side effect takes
-// the time its real counterpart takes (a KeeperMap query, an INSERT with its
-// client timeout). Exceptions are classified as Utils.handleException does:
-// a socket timeout or a retriable ClickHouse code becomes a RetriableException
-// for the whole put batch; anything else fails the task, or with
-// errors.tolerance=all sends the partition's records to the DLQ (or nowhere).
+// Connect v1.3.9 (SPEC §4.4, DECISION_NOTES.md). put() groups the batch by
+// partition (visited in Java HashMap order) and runs the decision function
+// for each partition in turn; each side effect takes the time its real
+// counterpart takes (a KeeperMap query, an INSERT with its client timeout).
+// Exceptions are classified as Utils.handleException does: a socket timeout
+// or a retriable ClickHouse code becomes a RetriableException for the whole
+// put batch; anything else fails the task, or with errors.tolerance=all the
+// partition's records go to the errant-record reporter after the loop.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,12 @@ struct PartitionBatch {
 
 enum class PutOutcome : std::uint8_t { RETURNED, RETRIABLE, FAILED };
 
+// Why put() failed the task (PutOutcome::FAILED).
+struct PutFailure {
+  int partition = -1;
+  DecisionError error = DecisionError::NONE;  // NONE: "Tolerance exceeded" on a DLQ send
+};
+
 // What the framework (WorkerSinkTask) offers the connector.
 class SinkTaskHost {
  public:
@@ -41,7 +48,7 @@ class SinkTaskHost {
   // Calls back step() after `delay` unless the task dies first.
   virtual void schedule_step(sim::Time delay) = 0;
   // put() has ended; may be called from within put().
-  virtual void put_finished(PutOutcome outcome, DecisionError error) = 0;
+  virtual void put_finished(PutOutcome outcome, PutFailure failure) = 0;
 };
 
 struct SinkDependencies {
@@ -61,28 +68,39 @@ class ClickHouseSinkTask {
   void start();
   void put(const std::vector<PartitionBatch>& batch);
   void step();
+  // tolerateStateMismatch of this instance's config (an operator may change it).
+  void set_tolerate_state_mismatch(bool on) { tolerate_state_mismatch_ = on; }
+  [[nodiscard]] SinkStateStore& state() { return *state_; }
 
  private:
   enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT_ANSWER, INSERT_TIMEOUT,
-                               INSERT_ERROR };
+                                    INSERT_ERROR };
 
   void start_partition();
   void decide_partition();
   void run_ops();
-  void fail_partition(DecisionError error);
-  void send_to_dlq(int partition, OffsetRange records);
+  void retriable();
+  void fail(PutFailure failure);
+  void throw_non_retriable(DecisionError error);
+  // The errant-record reporter: the DLQ topic if set; logging only or no
+  // reporter at all keeps nothing (SPEC §4.3).
+  void report(int partition, OffsetRange records);
+  [[nodiscard]] bool has_reporter() const;
   void wait_for_keeper(Phase next);
 
   SinkTaskHost& host_;
   SinkDependencies deps_;
   SinkStateStore* state_;
-  std::vector<PartitionBatch> batch_;
+  bool tolerate_state_mismatch_;
+  std::vector<PartitionBatch> batch_;  // in the order put() visits them
+  std::vector<PartitionBatch> failed_;  // errors.tolerance=all: reported after the loop
   std::size_t index_ = 0;
   Decision decision_;
   std::size_t op_index_ = 0;
   ledger::InsertTag tag_ = ledger::InsertTag::NORMAL;
   Phase phase_ = Phase::IDLE;
   std::vector<broker::IdPiece> pieces_;  // scratch
+  std::vector<std::string> keys_;        // scratch
 };
 
 }  // namespace pipesim::sink
