@@ -38,8 +38,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
   v.integer("tasks.max", o.tasks_max, 1, 100000, "sink tasks of the connector");
   v.millis("offset.flush.interval.ms", o.offset_flush_interval, 1, 2147483647,
            "WorkerSinkTask commits consumed offsets this often");
-  v.integer("max.poll.records", o.max_poll_records, 1, 2147483647, "records per poll (per put)");
   v.alias("consumer.max.poll.records", "max.poll.records");
+  v.integer("max.poll.records", o.max_poll_records, 1, 2147483647, "records per poll (per put)");
   v.millis("session.timeout.ms", o.session_timeout, 1, 2147483647,
            "consumer group: a silent consumer is evicted after this");
   v.millis("heartbeat.interval.ms", o.heartbeat_interval, 1, 2147483647,

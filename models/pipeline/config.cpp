@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -160,6 +161,21 @@ void check_targets(const Config& c) {
   }
 }
 
+void check_fault_partitions(const Config& c) {
+  for (std::size_t i = 0; i < c.faults.size(); ++i) {
+    const auto it = c.faults[i].params.find("partitions");
+    if (it == c.faults[i].params.end() || *it == "all") continue;
+    const json list = it->is_array() ? *it : json::array({*it});
+    for (const auto& p : list) {
+      if (p.get<std::int64_t>() >= c.kafka.num_partitions) {
+        sim::throw_config_error("faults[" + std::to_string(i) + "].partitions",
+                                "expected partitions from 0 to " +
+                                    std::to_string(c.kafka.num_partitions - 1) + ", found " + p.dump());
+      }
+    }
+  }
+}
+
 void check_consistency(const Config& c) {
   if (c.connector.exactly_once && c.connector.buffer_count > 0) {
     // v1.3.9 refuses to start with both (ClickHouseSinkConfig validation).
@@ -220,6 +236,10 @@ std::vector<sim::FaultSpec> default_faults() {
 }
 
 json read_config_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError("config error: cannot read " + path + ": Is a directory");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw ConfigError("config error: cannot read " + path + ": " + std::strerror(errno));
@@ -272,8 +292,11 @@ void apply_override(json& raw, const std::string& assignment) {
   }
   const std::string section = assignment.substr(0, dot);
   const std::string key = assignment.substr(dot + 1, eq - dot - 1);
-  if (std::find(kSections.begin(), kSections.end(), section) == kSections.end() ||
-      section == "faults") {
+  if (section == "faults") {
+    throw ConfigError(bad + "\"faults\" is a list: set it whole, e.g. --set 'faults=[{\"kind\": "
+                            "\"worker_crash\", \"at\": \"1h\"}]'");
+  }
+  if (std::find(kSections.begin(), kSections.end(), section) == kSections.end()) {
     const std::string hint = sim::closest_key(section, kSections);
     throw ConfigError(bad + "unknown section \"" + section + "\"" +
                       (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
@@ -284,7 +307,13 @@ void apply_override(json& raw, const std::string& assignment) {
   if (!target.is_object()) target = json::object();
   // A connector pasted in Connect REST form keeps its properties under "config".
   if (section == "connector" && target.contains("config") && target["config"].is_object()) {
-    target["config"][key] = value.is_string() ? value : json(value.dump());
+    const json text = value.is_string() ? value : json(value.dump());
+    if (key == "name") {
+      target["name"] = text;
+      if (target["config"].contains("name")) target["config"]["name"] = text;
+    } else {
+      target["config"][key] = text;
+    }
   } else {
     target[key] = value;
   }
@@ -330,28 +359,54 @@ Config load_config(const json& raw) {
                                   "\"config\")");
         }
       }
-      if (it->contains("name")) props["name"] = (*it)["name"];
-    }
-    // Properties of the framework that a connector config carries: they map
-    // onto the connect section (consumer.override.* is the per-connector
-    // consumer override of Connect).
-    json connect_part = json::object();
-    for (const char* key : {"tasks.max", "consumer.override.max.poll.records"}) {
-      if (props.contains(key)) {
-        const std::string target = std::string(key) == "tasks.max" ? "tasks.max" : "max.poll.records";
-        connect_part[target] = props[key];
-        props.erase(key);
+      if (it->contains("name")) {
+        const json& name = (*it)["name"];
+        if (!name.is_string()) {
+          sim::throw_config_error("connector.name", "expected a string, found " + sim::describe_json_value(name));
+        }
+        // The Connect REST API refuses a config whose name differs from the connector's.
+        if (props.contains("name") && props["name"] != name) {
+          sim::throw_config_error("connector.config.name",
+                                  "expected the connector's name " + name.dump() + ", found " +
+                                      sim::describe_json_value(props["name"]));
+        }
+        props["name"] = name;
       }
+    }
+    // Properties of the framework that a connector config carries map onto
+    // the connect section (consumer.override.* is Connect's per-connector
+    // consumer override); given in both places they must agree.
+    connect::ConnectOptions from_connector = c.connect;
+    {
+      json framework = json::object();
+      for (const char* key : {"tasks.max", "consumer.override.max.poll.records"}) {
+        if (props.contains(key)) {
+          framework[key] = props[key];
+          props.erase(key);
+        }
+      }
+      OptionReader reader(framework, path, rest_form);
+      reader.integer("tasks.max", from_connector.tasks_max, 1, 100000, "");
+      reader.integer("consumer.override.max.poll.records", from_connector.max_poll_records, 1, 2147483647, "");
+      const json* connect_raw = raw.contains("connect") ? &raw["connect"] : nullptr;
+      const auto check_agrees = [&](const char* key, const char* connect_key, std::int64_t mine,
+                                    std::int64_t theirs) {
+        if (framework.contains(key) && connect_raw && connect_raw->contains(connect_key) && mine != theirs) {
+          sim::throw_config_error(path + "." + key, "expected the same value as connect." +
+                                                        std::string(connect_key) + " (" +
+                                                        std::to_string(theirs) + "), found " +
+                                                        std::to_string(mine));
+        }
+      };
+      check_agrees("tasks.max", "tasks.max", from_connector.tasks_max, c.connect.tasks_max);
+      check_agrees("consumer.override.max.poll.records", "max.poll.records",
+                   from_connector.max_poll_records, c.connect.max_poll_records);
     }
     OptionReader reader(props, path, rest_form);
     visit(reader, c.connector);
     c.ignored.insert(c.ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
-    if (!connect_part.empty()) {
-      OptionReader connect_reader(connect_part, path, true);
-      connect::ConnectOptions& co = c.connect;
-      connect_reader.integer("tasks.max", co.tasks_max, 1, 100000, "");
-      connect_reader.integer("max.poll.records", co.max_poll_records, 1, 2147483647, "");
-    }
+    c.connect.tasks_max = from_connector.tasks_max;
+    c.connect.max_poll_records = from_connector.max_poll_records;
   }
 
   if (const auto it = raw.find("faults"); it != raw.end()) {
@@ -366,6 +421,7 @@ Config load_config(const json& raw) {
   }
   check_consistency(c);
   check_targets(c);
+  check_fault_partitions(c);
   return c;
 }
 

@@ -68,10 +68,12 @@ void ClickHouseSinkTask::decide_partition() {
     const std::size_t row = stored.state == ProcessingState::BEFORE_PROCESSING ? 0 : 1;
     ++deps_.counters->classifications[row][static_cast<std::size_t>(decision_.range_state)];
   }
-  // Copies made because the stored state was lost are state_reset copies.
+  // Copies made because the stored state was lost (a wiped or deleted state
+  // row, or the ZERO branch) are state_reset copies.
   tag_ = pb.tag;
-  const bool reset_state = stored.state == ProcessingState::NONE && state_->was_reset(pb.partition);
-  if ((decision_.classified && decision_.range_state == RangeState::ZERO) || reset_state) {
+  if (pb.tag == ledger::InsertTag::NORMAL) state_->clear_reset(pb.partition);
+  const bool replay_after_reset = pb.tag == ledger::InsertTag::REPLAY && state_->was_reset(pb.partition);
+  if ((decision_.classified && decision_.range_state == RangeState::ZERO) || replay_after_reset) {
     tag_ = ledger::InsertTag::STATE_RESET;
   }
   if (decision_.error != DecisionError::NONE) {

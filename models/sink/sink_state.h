@@ -26,10 +26,10 @@ class SinkStateStore {
   }
   void set(int partition, const StateRecord& record) {
     states_[static_cast<std::size_t>(partition)] = record;
-    reset_[static_cast<std::size_t>(partition)] = false;
   }
   // A state row deleted or wiped (state_wipe fault, delete_state_row runbook):
-  // the partition reads NONE, and what gets inserted again is a state_reset copy.
+  // the partition reads NONE, and what the replay inserts again is a
+  // state_reset copy, until the task reads past what was delivered before.
   void reset(int partition) {
     states_[static_cast<std::size_t>(partition)] = StateRecord{};
     reset_[static_cast<std::size_t>(partition)] = true;
@@ -38,6 +38,7 @@ class SinkStateStore {
     for (std::size_t p = 0; p < states_.size(); ++p) reset(static_cast<int>(p));
   }
   [[nodiscard]] bool was_reset(int partition) const { return reset_[static_cast<std::size_t>(partition)]; }
+  void clear_reset(int partition) { reset_[static_cast<std::size_t>(partition)] = false; }
   // A new task instance with in-memory state starts empty (not a reset).
   void clear() {
     for (auto& s : states_) s = StateRecord{};

@@ -71,19 +71,26 @@ std::string OptionReader::path_of(std::string_view key) const {
 
 const nlohmann::json* OptionReader::find(std::string_view key) {
   known_.emplace_back(key);
+  used_key_ = std::string(key);
   const auto it = object_.find(std::string(key));
-  if (it != object_.end()) return &*it;
   for (const auto& [alias_key, target] : aliases_) {
     if (target != key) continue;
     const auto a = object_.find(alias_key);
-    if (a != object_.end()) return &*a;
+    if (a == object_.end()) continue;
+    if (it != object_.end()) {
+      throw_config_error(path_of(alias_key), "give either \"" + std::string(key) + "\" or \"" +
+                                                 alias_key + "\", not both");
+    }
+    used_key_ = alias_key;
+    return &*a;
   }
-  return nullptr;
+  return it != object_.end() ? &*it : nullptr;
 }
 
-void OptionReader::fail(std::string_view key, const nlohmann::json& value,
+void OptionReader::fail(std::string_view, const nlohmann::json& value,
                         const std::string& expected) const {
-  throw_config_error(path_of(key), "expected " + expected + ", found " + describe_json_value(value));
+  // used_key_: the key as the config spelled it (an alias, if that was given).
+  throw_config_error(path_of(used_key_), "expected " + expected + ", found " + describe_json_value(value));
 }
 
 void OptionReader::integer(std::string_view key, std::int64_t& field, std::int64_t min,
@@ -134,10 +141,17 @@ void OptionReader::real(std::string_view key, double& field, double min, double 
 void OptionReader::boolean(std::string_view key, bool& field, std::string_view) {
   const nlohmann::json* v = find(key);
   if (!v) return;
+  std::string text;
+  if (strings_allowed_ && v->is_string()) {
+    // Kafka's ConfigDef parses booleans case-insensitively after trimming.
+    for (const char c : v->get_ref<const std::string&>()) {
+      if (c != ' ' && c != '\t') text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
   if (v->is_boolean()) {
     field = v->get<bool>();
-  } else if (strings_allowed_ && v->is_string() && (*v == "true" || *v == "false")) {
-    field = *v == "true";
+  } else if (text == "true" || text == "false") {
+    field = text == "true";
   } else {
     fail(key, *v, "true or false");
   }
@@ -146,6 +160,10 @@ void OptionReader::boolean(std::string_view key, bool& field, std::string_view) 
 void OptionReader::text(std::string_view key, std::string& field, std::string_view) {
   const nlohmann::json* v = find(key);
   if (!v) return;
+  if (v->is_number_integer()) {
+    field = v->dump();
+    return;
+  }
   if (!v->is_string()) fail(key, *v, "a string");
   field = v->get<std::string>();
 }
@@ -156,8 +174,9 @@ void OptionReader::choice(std::string_view key, std::string& field,
   if (!v) return;
   std::string expected = "one of";
   for (const auto c : choices) expected += " \"" + std::string(c) + "\"";
-  if (!v->is_string()) fail(key, *v, expected);
-  const std::string& s = v->get_ref<const std::string&>();
+  // An integer stands for its text: acks=1 in a properties file is the string "1".
+  const std::string s = v->is_number_integer() ? v->dump() : (v->is_string() ? v->get<std::string>() : "");
+  if (!v->is_string() && !v->is_number_integer()) fail(key, *v, expected);
   if (std::find(choices.begin(), choices.end(), s) == choices.end()) fail(key, *v, expected);
   field = s;
 }

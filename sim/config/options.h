@@ -79,6 +79,7 @@ class OptionReader {
   std::vector<std::string> ignored_;
   std::vector<std::pair<std::string, std::string>> aliases_;
   std::vector<std::string> ignored_found_;
+  std::string used_key_;
 };
 
 class OptionWriter {

@@ -1,0 +1,460 @@
+#!/usr/bin/env bash
+# End-to-end checks of the pipesim binary (SPEC §7, §9): exit codes (0 ok,
+# 2 bad usage or bad config), diagnostics on stderr only, byte-identical output
+# for the same config and seeds whatever the thread count, the JSON/CSV shapes
+# other tools rely on, atomic --out, and `pipesim decide`.
+#
+# Run by ctest as: PIPESIM=<binary> PIPESIM_SOURCE_DIR=<repo root> bash tests/cli_test.sh
+# Prints "N passed, M failed" last; exits non-zero when any check failed.
+set -u
+
+PIPESIM=${PIPESIM:?set PIPESIM to the pipesim binary}
+SRC=${PIPESIM_SOURCE_DIR:-}
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipesim_cli_test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+passed=0
+failed=0
+
+pass() {
+  passed=$((passed + 1))
+  echo "ok   - $1"
+}
+
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL - $1"
+  shift
+  local line
+  for line in "$@"; do echo "       $line"; done
+}
+
+# run CMD...: runs it with stdout in $OUT, stderr in $ERR and exit code in $RC.
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+RC=0
+run() {
+  "$@" >"$OUT" 2>"$ERR" </dev/null
+  RC=$?
+}
+# run_stdin INPUT CMD...: the same with INPUT on stdin.
+run_stdin() {
+  local input=$1
+  shift
+  printf '%s' "$input" | "$@" >"$OUT" 2>"$ERR"
+  RC=$?
+}
+
+show() {
+  echo "rc=$RC"
+  echo "stdout: $(head -c 400 "$OUT")"
+  echo "stderr: $(head -c 400 "$ERR")"
+}
+
+# expect_rc NAME CODE: checks the last run's exit code.
+expect_rc() {
+  if [ "$RC" -eq "$2" ]; then pass "$1: exit $2"; else fail "$1: exit $2" "$(show)"; fi
+}
+
+# expect_bad NAME EXPECTED_STDERR_SUBSTRING: exit 2, nothing on stdout, message on stderr.
+expect_bad() {
+  local name=$1 want=$2
+  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && grep -qF -- "$want" "$ERR"; then
+    pass "$name: exit 2, stdout empty, stderr names it"
+  else
+    fail "$name: exit 2, stdout empty, stderr contains: $want" "$(show)"
+  fi
+}
+
+# expect_stderr_line NAME LINE: the last run's stderr is exactly LINE.
+expect_stderr_line() {
+  local name=$1 want=$2
+  if [ "$(cat "$ERR")" == "$want" ]; then
+    pass "$name: exact message"
+  else
+    fail "$name: exact message" "want: $want" "got:  $(cat "$ERR")"
+  fi
+}
+
+# json_check NAME FILE PYTHON_EXPR: the expression (over `d`, the parsed file) is true.
+json_check() {
+  local name=$1 file=$2 expr=$3
+  if "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if ('"$expr"') else 1)
+' "$file" 2>"$TMP/py_err"; then
+    pass "$name"
+  else
+    fail "$name" "python: $expr" "$(head -c 300 "$TMP/py_err")"
+  fi
+}
+
+write() {  # write FILE CONTENT
+  printf '%s\n' "$2" >"$TMP/$1"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Configs
+
+SMALL='{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2},"run":{"duration":"2h","drain":"10m","seeds":4}}'
+write small.json "$SMALL"
+CFG=$TMP/small.json
+
+# ---------------------------------------------------------------------------------------------
+# validate
+
+run "$PIPESIM" validate "$CFG"
+expect_rc "validate good config" 0
+if grep -q '^config OK (digest [0-9a-f]\{16\}): 2 partitions, 2 tasks on 1 worker(s), exactlyOnce=false, 5 fault spec(s)$' "$OUT" &&
+   [ ! -s "$ERR" ]; then
+  pass "validate good config: summary line on stdout, nothing on stderr"
+else
+  fail "validate good config: summary line on stdout, nothing on stderr" "$(show)"
+fi
+VALIDATE_DIGEST=$(sed -n 's/^config OK (digest \([0-9a-f]*\)).*/\1/p' "$OUT")
+
+run "$PIPESIM" validate
+expect_rc "validate with no config (production baseline)" 0
+BASELINE_DIGEST=$(sed -n 's/^config OK (digest \([0-9a-f]*\)).*/\1/p' "$OUT")
+if grep -qF ': 8 partitions, 8 tasks on 1 worker(s), exactlyOnce=false, 5 fault spec(s)' "$OUT"; then
+  pass "validate with no config: the SPEC §8 baseline"
+else
+  fail "validate with no config: the SPEC §8 baseline" "$(show)"
+fi
+
+if [ -n "$SRC" ] && [ -f "$SRC/configs/production.json" ]; then
+  run "$PIPESIM" validate "$SRC/configs/production.json"
+  expect_rc "validate configs/production.json" 0
+  if grep -qF "config OK (digest $BASELINE_DIGEST)" "$OUT"; then
+    pass "configs/production.json has the digest of the empty config"
+  else
+    fail "configs/production.json has the digest of the empty config ($BASELINE_DIGEST)" "$(show)"
+  fi
+fi
+
+run "$PIPESIM" validate "$CFG" --print
+expect_rc "validate --print" 0
+json_check "validate --print: effective config with every section" "$OUT" \
+  'all(s in d for s in ["workload","producer","app","kafka","connect","operator","connector","clickhouse","keeper","faults","run"]) and d["kafka"]["num.partitions"] == 2 and d["connect"]["max.poll.records"] == 500 and d["run"]["duration"] == "2h"'
+cp "$OUT" "$TMP/effective.json"
+run "$PIPESIM" validate "$TMP/effective.json"
+if [ "$RC" -eq 0 ] && grep -qF "config OK (digest $VALIDATE_DIGEST)" "$OUT"; then
+  pass "validate --print output validates with the same digest"
+else
+  fail "validate --print output validates with the same digest ($VALIDATE_DIGEST)" "$(show)"
+fi
+
+# An ignored real property is listed, not refused.
+write ignored.json '{"connector":{"name":"x","config":{"connector.class":"com.clickhouse.kafka.connect.ClickHouseSinkConnector","exactlyOnce":"true"}}}'
+run "$PIPESIM" validate "$TMP/ignored.json"
+if [ "$RC" -eq 0 ] && grep -qF 'exactlyOnce=true' "$OUT" &&
+   grep -qxF 'ignored (a real property pipesim does not model): connector.config.connector.class' "$OUT"; then
+  pass "validate REST-form connector: exactlyOnce read, connector.class listed as ignored"
+else
+  fail "validate REST-form connector: exactlyOnce read, connector.class listed as ignored" "$(show)"
+fi
+
+# Bad configs: exit 2, nothing on stdout, the message (path, expected, found) on stderr.
+bad_config() {  # bad_config NAME JSON EXACT_MESSAGE
+  write bad.json "$2"
+  run "$PIPESIM" validate "$TMP/bad.json"
+  expect_bad "validate $1" "$3"
+  expect_stderr_line "validate $1" "pipesim: $3"
+}
+bad_config "string for an integer" '{"connect":{"max.poll.records":"500"}}' \
+  'config error at connect.max.poll.records: expected an integer from 1 to 2147483647, found "500"'
+bad_config "unknown key" '{"connect":{"max.pol.records":200}}' \
+  'config error at connect.max.pol.records: unknown key; did you mean "max.poll.records"?'
+bad_config "unknown section" '{"conect":{}}' \
+  'config error at conect: unknown section; did you mean "connect"?'
+bad_config "out of range" '{"kafka":{"num.partitions":0}}' \
+  'config error at kafka.num.partitions: expected an integer from 1 to 4096, found 0'
+bad_config "bad duration" '{"run":{"duration":"2 hours"}}' \
+  'config error at run.duration: expected a duration such as "30s" (units us, ms, s, m, h, d) from 1s to 3650d, found "2 hours"'
+bad_config "bufferCount with exactlyOnce" '{"connector":{"exactlyOnce":true,"bufferCount":10}}' \
+  'config error at connector.bufferCount: bufferCount > 0 cannot be combined with exactlyOnce=true (the connector refuses this configuration), found 10'
+bad_config "unknown fault kind" '{"faults":[{"kind":"worker_crsh","rate_per_day":1}]}' \
+  'config error at faults[0].kind: unknown fault kind "worker_crsh"; did you mean "worker_crash"?'
+bad_config "fault target out of range" '{"faults":[{"kind":"worker_crash","at":"2h","target":"worker-3"}]}' \
+  'config error at faults[0].target: expected "worker-0" to "worker-0", found "worker-3"'
+
+printf '{\n  "run": {"seeds": 4,}\n}\n' >"$TMP/malformed.json"
+run "$PIPESIM" validate "$TMP/malformed.json"
+expect_bad "validate malformed JSON" "config error: $TMP/malformed.json: malformed JSON at line 2, column 22: syntax error"
+
+run "$PIPESIM" validate "$TMP/does-not-exist.json"
+expect_bad "validate missing file" "config error: cannot read $TMP/does-not-exist.json: No such file or directory"
+
+run "$PIPESIM" validate "$CFG" --set connect.max.poll.records=0
+expect_bad "validate --set out of range" \
+  'config error at connect.max.poll.records: expected an integer from 1 to 2147483647, found 0'
+
+run "$PIPESIM" validate "$CFG" --set connect.max.poll.records
+expect_bad "validate --set without =" 'bad --set "connect.max.poll.records": expected section.key=value'
+
+run "$PIPESIM" validate "$CFG" --set conect.tasks.max=4
+expect_bad "validate --set unknown section" 'bad --set "conect.tasks.max=4": unknown section "conect"; did you mean "connect"?'
+
+run "$PIPESIM" validate "$CFG" --set connect.max.poll.records=200 --set connector.exactlyOnce=true --print
+json_check "validate --set typed values" "$OUT" \
+  'd["connect"]["max.poll.records"] == 200 and d["connector"]["exactlyOnce"] is True'
+
+# ---------------------------------------------------------------------------------------------
+# run: determinism and output shapes
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format json
+expect_rc "run --format json" 0
+cp "$OUT" "$TMP/run1.json"
+run "$PIPESIM" run "$CFG" --seeds 4 --format json
+cp "$OUT" "$TMP/run2.json"
+if [ -s "$TMP/run1.json" ] && cmp -s "$TMP/run1.json" "$TMP/run2.json"; then
+  pass "run twice: byte-identical JSON"
+else
+  fail "run twice: byte-identical JSON" "$(diff "$TMP/run1.json" "$TMP/run2.json" | head -5)"
+fi
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --threads 1
+cp "$OUT" "$TMP/t1.json"
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --threads 2
+cp "$OUT" "$TMP/t2.json"
+if [ -s "$TMP/t1.json" ] && cmp -s "$TMP/t1.json" "$TMP/t2.json" && cmp -s "$TMP/t1.json" "$TMP/run1.json"; then
+  pass "run --threads 1 vs --threads 2: byte-identical JSON"
+else
+  fail "run --threads 1 vs --threads 2: byte-identical JSON" "$(diff "$TMP/t1.json" "$TMP/t2.json" | head -5)"
+fi
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --threads 3
+if [ -s "$OUT" ] && cmp -s "$OUT" "$TMP/run1.json"; then
+  pass "run --threads 3 (more threads than cores): byte-identical JSON"
+else
+  fail "run --threads 3: byte-identical JSON" "$(diff "$OUT" "$TMP/run1.json" | head -5)"
+fi
+
+json_check "run JSON: top-level keys in SPEC §9 order" "$TMP/run1.json" \
+  'list(d)[:4] == ["pipesim_version", "config_digest", "seeds", "metrics"] and "runs" not in d'
+json_check "run JSON: seeds {first 1, count 4}" "$TMP/run1.json" \
+  'd["seeds"] == {"first": 1, "count": 4}'
+json_check "run JSON: config_digest is 16 hex digits, the one validate prints" "$TMP/run1.json" \
+  'd["config_digest"] == "'"$VALIDATE_DIGEST"'" and len(d["config_digest"]) == 16'
+json_check "run JSON: duplicate_rows has mean/stddev/ci95/p50/p95/p99" "$TMP/run1.json" \
+  'sorted(d["metrics"]["duplicate_rows"]) == sorted(["mean","stddev","ci95","p50","p95","p99"]) and len(d["metrics"]["duplicate_rows"]["ci95"]) == 2'
+json_check "run JSON: ci95 is [lo, hi] around the mean" "$TMP/run1.json" \
+  'all(m["ci95"][0] <= m["mean"] <= m["ci95"][1] for m in [d["metrics"]["records_produced"], d["metrics"]["duplicate_rows"]])'
+json_check "run JSON: SPEC §9 metric names" "$TMP/run1.json" \
+  'all(k in d["metrics"] for k in ["records_produced","kafka_records","clickhouse_rows","duplicate_rows","duplicate_rows_by_entry","lost_records","lost_records_by_cause","pending_records","dlq_records_in_clickhouse","dlq_records_missing","state_mismatch_throws","classifications","task_failures","max_lag_records","inserts","dedup_hits","faults_fired","events_processed"]) and all(k in d["metrics"]["duplicate_rows_by_entry"] for k in ["producer_retry","insert_timeout_redelivery","task_restart_replay","manual_resend","state_reset"]) and "mean" in d["metrics"]["duplicate_rows_by_entry"]["producer_retry"]'
+# 8,640,000 records/day = 100/s for 2 h = 720,000 records (Poisson): mean within 1%.
+json_check "run JSON: records_produced is about 100/s x 2h" "$TMP/run1.json" \
+  'abs(d["metrics"]["records_produced"]["mean"] - 720000) < 7200'
+
+run "$PIPESIM" run "$CFG" --format json
+if [ "$RC" -eq 0 ] && cmp -s "$OUT" "$TMP/run1.json"; then
+  pass "run without --seeds uses run.seeds (4) from the config"
+else
+  fail "run without --seeds uses run.seeds (4) from the config" "$(show)"
+fi
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --per-seed
+expect_rc "run --per-seed" 0
+cp "$OUT" "$TMP/per_seed.json"
+json_check "run --per-seed: runs has one {seed, metrics} per seed" "$TMP/per_seed.json" \
+  'list(d)[-1] == "runs" and [r["seed"] for r in d["runs"]] == [1,2,3,4] and all(sorted(r) == ["metrics","seed"] for r in d["runs"])'
+json_check "run --per-seed: plain numbers with the same nesting" "$TMP/per_seed.json" \
+  'all(isinstance(r["metrics"]["duplicate_rows"], (int, float)) and isinstance(r["metrics"]["duplicate_rows_by_entry"]["state_reset"], (int, float)) for r in d["runs"])'
+json_check "run --per-seed: summary mean is the mean of the runs" "$TMP/per_seed.json" \
+  'abs(sum(r["metrics"]["records_produced"] for r in d["runs"]) / 4 - d["metrics"]["records_produced"]["mean"]) < 1e-6'
+json_check "run --per-seed: summary part unchanged" "$TMP/per_seed.json" \
+  'd["metrics"] == json.load(open("'"$TMP/run1.json"'"))["metrics"]'
+
+run "$PIPESIM" run "$CFG" --seed 3 --format json --per-seed
+json_check "run --seed 3: one run, seed 3" "$OUT" \
+  'd["seeds"] == {"first": 3, "count": 1} and [r["seed"] for r in d["runs"]] == [3]'
+cp "$OUT" "$TMP/seed3.json"
+"$PY" -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(0 if a["runs"][0]["metrics"] == b["runs"][2]["metrics"] else 1)' "$TMP/seed3.json" "$TMP/per_seed.json" 2>/dev/null &&
+  pass "run --seed 3 replays the third run of seeds 1..4 exactly" ||
+  fail "run --seed 3 replays the third run of seeds 1..4 exactly"
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format csv
+expect_rc "run --format csv" 0
+if [ "$(head -n 1 "$OUT")" == "metric,mean,stddev,ci95_lo,ci95_hi,p50,p95,p99" ]; then
+  pass "run --format csv: header line"
+else
+  fail "run --format csv: header line" "got: $(head -n 1 "$OUT")"
+fi
+if grep -q '^duplicate_rows,' "$OUT" && grep -q '^duplicate_rows_by_entry\.producer_retry,' "$OUT" &&
+   awk -F, 'NR > 1 && NF != 8 { bad = 1 } END { exit bad }' "$OUT"; then
+  pass "run --format csv: one 8-column line per metric, dotted names"
+else
+  fail "run --format csv: one 8-column line per metric, dotted names" "$(head -3 "$OUT")"
+fi
+
+run "$PIPESIM" run "$CFG" --seeds 2
+if [ "$RC" -eq 0 ] && grep -q '^duplicate_rows ' "$OUT"; then
+  pass "run default table format"
+else
+  fail "run default table format" "$(show)"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# run: bad usage
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --set connect.max.pol.records=200
+expect_bad "run with a bad --set" 'config error at connect.max.pol.records: unknown key; did you mean "max.poll.records"?'
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --set nodot
+expect_bad "run with a malformed --set" 'bad --set "nodot": expected section.key=value'
+
+run "$PIPESIM" run "$TMP/does-not-exist.json" --format json
+expect_bad "run with a missing config file" "cannot read $TMP/does-not-exist.json"
+
+run "$PIPESIM" frobnicate
+expect_rc "unknown subcommand" 2
+[ ! -s "$OUT" ] && [ -s "$ERR" ] && pass "unknown subcommand: message on stderr only" ||
+  fail "unknown subcommand: message on stderr only" "$(show)"
+
+run "$PIPESIM"
+expect_rc "no subcommand" 2
+
+run "$PIPESIM" run "$CFG" --bogus-flag
+expect_rc "run with an unknown flag" 2
+[ ! -s "$OUT" ] && [ -s "$ERR" ] && pass "unknown flag: message on stderr only" ||
+  fail "unknown flag: message on stderr only" "$(show)"
+
+run "$PIPESIM" run "$CFG" --format xml
+expect_rc "run --format xml" 2
+
+run "$PIPESIM" run "$CFG" --seeds 0
+expect_rc "run --seeds 0" 2
+
+run "$PIPESIM" run "$CFG" --seed 1 --seeds 2
+expect_rc "run --seed with --seeds" 2
+
+run "$PIPESIM" run "$CFG" --threads 0
+expect_rc "run --threads 0" 2
+
+run "$PIPESIM" --version
+if [ "$RC" -eq 0 ] && grep -q '^pipesim [0-9]' "$OUT"; then
+  pass "--version"
+else
+  fail "--version" "$(show)"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# run --out
+
+mkdir -p "$TMP/outdir"
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --out "$TMP/outdir/result.json"
+expect_rc "run --out" 0
+if [ ! -s "$OUT" ] && cmp -s "$TMP/outdir/result.json" "$TMP/run1.json"; then
+  pass "run --out: the file holds the result, stdout is empty"
+else
+  fail "run --out: the file holds the result, stdout is empty" "$(show)"
+fi
+if compgen -G "$TMP/outdir/result.json.tmp.*" >/dev/null; then
+  fail "run --out: no result.json.tmp.* left behind" "$(ls "$TMP/outdir")"
+else
+  pass "run --out: no result.json.tmp.* left behind"
+fi
+if [ "$(ls "$TMP/outdir")" == "result.json" ]; then
+  pass "run --out: nothing else in the directory"
+else
+  fail "run --out: nothing else in the directory" "$(ls "$TMP/outdir")"
+fi
+
+# Overwrites an existing file.
+echo stale >"$TMP/outdir/result.json"
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --out "$TMP/outdir/result.json"
+cmp -s "$TMP/outdir/result.json" "$TMP/run1.json" && pass "run --out replaces an existing file" ||
+  fail "run --out replaces an existing file"
+
+run "$PIPESIM" run "$CFG" --seeds 4 --format json --out "$TMP/no-such-dir/result.json"
+expect_bad "run --out into a missing directory" "cannot write $TMP/no-such-dir/result.json"
+
+# ---------------------------------------------------------------------------------------------
+# decide
+
+# SPEC §4.4: batch [5,15] against stored AFTER_PROCESSING [10,20]: not SAME (15 != 20),
+# not NEW (5 <= 20), not CONTAINS (5 < 10), not OVER_LAPPING (15 <= 20), not ZERO (5 != 0),
+# PREVIOUS with tolerateStateMismatch=false: throw State MISMATCH before any write.
+run "$PIPESIM" decide --state AFTER_PROCESSING --stored 10,20 --batch 5,15
+expect_rc "decide State MISMATCH" 0
+WANT='{"state":"AFTER_PROCESSING","stored":[10,20],"batch":[5,15],"tolerateStateMismatch":false,"ops":[],"error":"AFTER_PROCESSING_STATE_MISMATCH"}'
+if [ "$(cat "$OUT")" == "$WANT" ] && [ "$(wc -l <"$OUT")" -eq 1 ]; then
+  pass "decide State MISMATCH: exact SPEC §9 line"
+else
+  fail "decide State MISMATCH: exact SPEC §9 line" "want: $WANT" "got:  $(cat "$OUT")"
+fi
+
+# The same with tolerateStateMismatch: skipped with a log line only, no op (keep_state is
+# for SAME/CONTAINS, which report the stored range; models/sink/DECISION_NOTES.md #3), no error.
+run "$PIPESIM" decide --state AFTER_PROCESSING --stored 10,20 --batch 5,15 --tolerate-state-mismatch
+WANT='{"state":"AFTER_PROCESSING","stored":[10,20],"batch":[5,15],"tolerateStateMismatch":true,"ops":[],"error":null}'
+if [ "$RC" -eq 0 ] && [ "$(cat "$OUT")" == "$WANT" ]; then
+  pass "decide tolerated State MISMATCH: skip"
+else
+  fail "decide tolerated State MISMATCH: skip" "want: $WANT" "got:  $(cat "$OUT")"
+fi
+
+# NEW after AFTER_PROCESSING [10,20]: batch [21,30] -> BEFORE[21,30], insert, AFTER[21,30].
+run "$PIPESIM" decide --state AFTER_PROCESSING --stored 10,20 --batch 21,30
+WANT='{"state":"AFTER_PROCESSING","stored":[10,20],"batch":[21,30],"tolerateStateMismatch":false,"ops":[{"op":"set_state","state":"BEFORE_PROCESSING","range":[21,30]},{"op":"insert","records":[21,30],"count":10,"token":[21,30]},{"op":"set_state","state":"AFTER_PROCESSING","range":[21,30]}],"error":null}'
+if [ "$RC" -eq 0 ] && [ "$(cat "$OUT")" == "$WANT" ]; then
+  pass "decide NEW after AFTER_PROCESSING"
+else
+  fail "decide NEW after AFTER_PROCESSING" "want: $WANT" "got:  $(cat "$OUT")"
+fi
+
+run "$PIPESIM" decide --state AFTER_PROCESSING --stored 10 --batch 5,15
+expect_bad "decide --stored without a comma" '--stored expects MIN,MAX'
+
+run "$PIPESIM" decide --state SOMETIMES --stored 10,20 --batch 5,15
+expect_bad "decide unknown state" 'unknown state "SOMETIMES"'
+
+LINE1='{"state":"AFTER_PROCESSING","stored":[10,20],"batch":[5,15],"tolerateStateMismatch":false}'
+LINE3='{"state":"NONE","batch":[0,9]}'
+run_stdin "$LINE1"$'\n''{"state":"AFTER_PROCESSING","stored":[10,20]'$'\n'"$LINE3"$'\n' \
+  "$PIPESIM" decide --cases -
+expect_rc "decide --cases - with a bad line 2" 2
+if grep -qF 'line 2' "$ERR"; then
+  pass "decide --cases -: stderr names line 2"
+else
+  fail "decide --cases -: stderr names line 2" "$(show)"
+fi
+if [ "$(wc -l <"$OUT")" -eq 1 ] && [ "$(head -n 1 "$OUT")" == '{"state":"AFTER_PROCESSING","stored":[10,20],"batch":[5,15],"tolerateStateMismatch":false,"ops":[],"error":"AFTER_PROCESSING_STATE_MISMATCH"}' ]; then
+  pass "decide --cases -: only the answer to line 1 on stdout"
+else
+  fail "decide --cases -: only the answer to line 1 on stdout" "$(show)"
+fi
+
+run_stdin "$LINE1"$'\n'"$LINE3"$'\n' "$PIPESIM" decide --cases -
+if [ "$RC" -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ] &&
+   [ "$(sed -n 2p "$OUT")" == '{"state":"NONE","stored":null,"batch":[0,9],"tolerateStateMismatch":false,"ops":[{"op":"set_state","state":"BEFORE_PROCESSING","range":[0,9]},{"op":"insert","records":[0,9],"count":10,"token":[0,9]},{"op":"set_state","state":"AFTER_PROCESSING","range":[0,9]}],"error":null}' ]; then
+  pass "decide --cases -: two good lines, two answers"
+else
+  fail "decide --cases -: two good lines, two answers" "$(show)"
+fi
+
+printf '%s\n' "$LINE1" "$LINE1" >"$TMP/cases.jsonl"
+run "$PIPESIM" decide --cases "$TMP/cases.jsonl"
+if [ "$RC" -eq 0 ] && [ "$(wc -l <"$OUT")" -eq 2 ]; then
+  pass "decide --cases FILE"
+else
+  fail "decide --cases FILE" "$(show)"
+fi
+
+run "$PIPESIM" decide --cases "$TMP/cases.jsonl" --state NONE
+expect_rc "decide --cases with --state" 2
+
+run "$PIPESIM" decide --cases "$TMP/no-such-cases.jsonl"
+expect_bad "decide --cases missing file" "cannot read $TMP/no-such-cases.jsonl"
+
+# ---------------------------------------------------------------------------------------------
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,141 @@
+// The Connect and sink cases of configs/lab/, each with its outcome computed
+// by hand from SPEC §4.3/§4.4 and the real v1.3.9 decision logic.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "models/pipeline/config.h"
+#include "models/pipeline/scenario.h"
+
+namespace pipesim::pipeline {
+namespace {
+
+class Lab {
+ public:
+  explicit Lab(const std::string& name) {
+    const char* root = std::getenv("PIPESIM_SOURCE_DIR");
+    const std::string dir = root ? root : ".";
+    metrics_ = run_scenario(load_config(read_config_file(dir + "/configs/lab/" + name)), 1);
+  }
+  double operator[](const std::string& name) const {
+    for (const auto& m : metrics_) {
+      if (m.name == name) return m.value;
+    }
+    ADD_FAILURE() << "no metric " << name;
+    return -1;
+  }
+
+ private:
+  sim::Metrics metrics_;
+};
+
+// 1 record/s in 5 s quanta: [0,4] at 0 s and [5,9] at 5 s are inserted; no
+// commit yet (the first is due at 60 s). The worker dies at 7 s; [10,14]
+// arrives at 10 s while it is down (the workload stops at 11 s). After the
+// eviction (52 s) the replay from offset 0 is one batch [0,14].
+
+TEST(ConnectLab, CrashAfterInsertWithExactlyOnceCutsTheOverlap) {
+  // Stored AFTER_PROCESSING [5,9]; [0,14] is OVER_LAPPING: only [10,14] is inserted.
+  const Lab m("crash_after_insert_exactly_once.json");
+  EXPECT_EQ(m["records_produced"], 15);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.OVER_LAPPING"], 1);
+  EXPECT_EQ(m["clickhouse_rows"], 15);
+}
+
+TEST(ConnectLab, CrashAfterInsertWithExactlyOnceOffWritesTheReplayTwice) {
+  // The in-memory state died with the task: [0,14] is inserted whole, so
+  // offsets 0..9 are in ClickHouse twice.
+  const Lab m("crash_after_insert_at_least_once.json");
+  EXPECT_EQ(m["duplicate_rows"], 10);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 10);
+}
+
+// 100 records/s, the worker dies at 90.5 s: 9100 records inserted, commit at
+// offset 6000, stored AFTER_PROCESSING [9000, 9099]; replay in batches of 500.
+
+TEST(ConnectLab, MismatchWithToleranceAllAndADlqSendsRecordsAlreadyInClickHouse) {
+  // [6000..6499] .. [8500..8999]: six State MISMATCH throws, swallowed; the
+  // 3000 records go to the DLQ after each put, and all are in ClickHouse.
+  const Lab m("crash_exactly_once_dlq.json");
+  EXPECT_EQ(m["state_mismatch_throws"], 6);
+  EXPECT_EQ(m["task_failures"], 0);
+  EXPECT_EQ(m["dlq_records_in_clickhouse"], 3000);
+  EXPECT_EQ(m["dlq_records_missing"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ConnectLab, CrashDuringAnInsertLeavesBeforeProcessingAndErrorStateThatToleranceDoesNotCover) {
+  // Killed at 90.012 s while tick 90's insert is in flight: stored
+  // BEFORE_PROCESSING [9000, 9099]; the server still commits it. The replay
+  // [6000..6499] starts below the stored min and ends below the stored max:
+  // ERROR (tolerateStateMismatch=true only covers PREVIOUS). The task fails
+  // at ~136.0 s, ~1936.5 s and ~3737.0 s (operator restarts after 30 min).
+  const Lab m("crash_during_insert_error_state.json");
+  EXPECT_EQ(m["classifications.BEFORE_PROCESSING.ERROR"], 3);
+  EXPECT_EQ(m["error_state_throws"], 3);
+  EXPECT_EQ(m["task_failures"], 3);
+  EXPECT_EQ(m["clickhouse_rows"], 9100);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+}
+
+// 50 records/s in 10 s quanta (batches of 500). At 60 s the commit stores
+// offset 3000 and [3000,3499] is inserted into a stalled server that will
+// not commit it (insert_timeout, server_commits 0): stored BEFORE_PROCESSING
+// [3000,3499]. At 75 s a config change (max.poll.records 200) restarts the
+// task; its put outlives task.shutdown.graceful.timeout.ms, so it is
+// abandoned at 80 s without a commit. The new instance reads [3000,3199] and
+// [3200,3399]: State CONTAINS, swallowed (errors.tolerance=all) and sent to
+// the reporter; [3400,3599] overlaps: [3400,3499] go to the reporter as
+// DuplicateException, [3500,3599] is inserted (once the stall is over, by
+// the redelivery at 140 s: SAME). [3000,3499] never reaches ClickHouse.
+
+TEST(ConnectLab, UnknownInsertThenSmallerPollsEndsOnlyInTheDlq) {
+  const Lab m("unknown_insert_then_smaller_polls_with_dlq.json");
+  EXPECT_EQ(m["state_contains_throws"], 2);
+  EXPECT_EQ(m["classifications.BEFORE_PROCESSING.CONTAINS"], 2);
+  EXPECT_EQ(m["classifications.BEFORE_PROCESSING.OVER_LAPPING"], 1);
+  EXPECT_EQ(m["classifications.BEFORE_PROCESSING.SAME"], 1);
+  EXPECT_EQ(m["dlq_records_missing"], 500);
+  EXPECT_EQ(m["lost_records_by_cause.dlq_only"], 500);
+  EXPECT_EQ(m["lost_records"], 500);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ConnectLab, UnknownInsertThenSmallerPollsWithoutDlqIsLostWithOffsetsCommitted) {
+  const Lab m("unknown_insert_then_smaller_polls_without_dlq.json");
+  EXPECT_EQ(m["lost_records_by_cause.dropped_no_dlq"], 500);
+  EXPECT_EQ(m["dlq_records_missing"], 0);
+  EXPECT_EQ(m["pending_records"], 0);  // the offsets moved on
+}
+
+// The runbooks on the State MISMATCH lab (first failure at ~136.0 s, the
+// operator's restart after 30 min fails again at ~1936.5 s).
+
+TEST(ConnectLab, RunbookDeleteStateRowReinsertsTheReplayAsStateReset) {
+  // 5 min after the second failure the partition's state row is deleted: the
+  // replay from offset 6000 is inserted again, so 6000..9099 are duplicated.
+  const Lab m("runbook_delete_state_row.json");
+  EXPECT_EQ(m["state_mismatch_throws"], 2);
+  EXPECT_EQ(m["task_failures"], 2);
+  EXPECT_EQ(m["duplicate_rows"], 3100);
+  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 3100);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ConnectLab, RunbookTolerateThenRevertSkipsTheReplayWithoutDuplicates) {
+  // With tolerateStateMismatch=true the six PREVIOUS batches are skipped,
+  // [9000..9499] inserts [9100..9499]; once caught up the setting is reverted.
+  const Lab m("runbook_tolerate_then_revert.json");
+  EXPECT_EQ(m["state_mismatch_throws"], 2);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.PREVIOUS"], 2 + 6);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+}  // namespace
+}  // namespace pipesim::pipeline
