@@ -137,5 +137,46 @@ TEST(ConnectLab, RunbookTolerateThenRevertSkipsTheReplayWithoutDuplicates) {
   EXPECT_EQ(m["pending_records"], 0);
 }
 
+TEST(ConnectLab, StateWipeWhileTheTaskIsDownMakesTheReplayStateResetCopies) {
+  // Killed at 90.5 s (committed 6000, inserted 9100); at 100 s the KeeperMap
+  // table is recreated empty. The replay from 6000 finds NONE and inserts
+  // again: 6000..9099 are duplicated, attributed to state_reset.
+  const Lab m("state_wipe_then_replay.json");
+  EXPECT_EQ(m["duplicate_rows"], 3100);
+  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 3100);
+  EXPECT_EQ(m["state_mismatch_throws"], 0);
+}
+
+// Two workers, two tasks, two partitions at 100 records/s each; task-0 (on
+// worker-0) owns p0, task-1 (worker-1) owns p1. worker-0 dies at 90.5 s and
+// stays away 10 min. At 135.5 s its consumer's session expires: task-1
+// commits p1, and from 136.0 s owns p0 and p1; it re-reads p0 from the last
+// commit (6000) although 9100 records of p0 were inserted. At 400.5 s (10 s
+// worker session + 300 s scheduled rebalance delay) task-0 starts on
+// worker-1 and gets p0 back from task-1's commit.
+
+TEST(ConnectLab, SurvivingTaskTakesOverAndReplaysWithExactlyOnceOff) {
+  const Lab m("two_workers_takeover_at_least_once.json");
+  EXPECT_EQ(m["records_produced"], 2 * 100 * 420);
+  EXPECT_EQ(m["duplicate_rows"], 3100);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 3100);
+  EXPECT_EQ(m["task_downtime_s"], 310);  // task-0 down from 90.5 s to 400.5 s
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ConnectLab, StateMismatchCascadesToTheSurvivingTaskWithExactlyOnce) {
+  // task-1 meets p0's stored AFTER_PROCESSING [9000, 9099] with [6000..6499]:
+  // State MISMATCH at 136.0 s; FAILED, it leaves the group and nobody reads
+  // anything. task-0 starts at 400.5 s, gets both partitions, fails the same
+  // way at ~401.0 s. ClickHouse holds p0's 9100 and p1's ticks 0..135 (13600).
+  const Lab m("two_workers_takeover_exactly_once.json");
+  EXPECT_EQ(m["state_mismatch_throws"], 2);
+  EXPECT_EQ(m["task_failures"], 2);
+  EXPECT_EQ(m["clickhouse_rows"], 9100 + 13600);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  // task-0 down 90.5-400.5 s, task-1 FAILED 136.0-420 s, task-0 FAILED ~401.0-420 s.
+  EXPECT_NEAR(m["task_downtime_s"], 310 + 284 + 19, 0.1);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline
