@@ -455,6 +455,58 @@ run "$PIPESIM" decide --cases "$TMP/no-such-cases.jsonl"
 expect_bad "decide --cases missing file" "cannot read $TMP/no-such-cases.jsonl"
 
 # ---------------------------------------------------------------------------------------------
+# compare, check, lint (SPEC §1 uses 1-3)
+
+write slow_commit.json '{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2,"offset.flush.interval.ms":120000},"faults":[{"kind":"worker_crash","rate_per_day":48}],"run":{"duration":"2h","drain":"10m","seeds":6}}'
+write fast_commit.json '{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2,"offset.flush.interval.ms":10000},"faults":[{"kind":"worker_crash","rate_per_day":48}],"run":{"duration":"2h","drain":"10m","seeds":6}}'
+run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/fast_commit.json" --format json
+expect_rc "compare two configs" 0
+if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["metrics"]["duplicate_rows_per_day"]; assert m["verdict"]=="B is better (lower)", m; assert m["ci95"][1] < 0' "$OUT"; then
+  pass "compare: committing every 10 s instead of 120 s is better on duplicates"
+else
+  fail "compare verdict" "$(show)"
+fi
+run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/slow_commit.json" --format json
+if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(m["verdict"]=="identical" for m in d["metrics"].values())' "$OUT"; then
+  pass "compare: a config against itself is identical on every metric"
+else
+  fail "compare A A" "$(show)"
+fi
+
+write pass.json '{"expect":[{"metric":"lost_records_per_day","max":0},{"metric":"records_produced","min":100000}]}'
+write fail.json '{"expect":[{"metric":"duplicate_rows_per_day","max":0,"confidence":0.9}]}'
+write badexpect.json '{"expect":[{"metric":"duplicate_rows_per_dya","max":0}]}'
+run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json"
+expect_rc "check: expectations that hold" 0
+grep -q '^PASS  lost_records_per_day <= 0 at 95% confidence' "$OUT" && pass "check prints PASS lines" || fail "check PASS line" "$(show)"
+run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/fail.json"
+expect_rc "check: an expectation that fails" 1
+grep -q '^FAIL  duplicate_rows_per_day <= 0 at 90% confidence: estimate' "$OUT" && pass "check names the failing expectation" || fail "check FAIL line" "$(show)"
+run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/badexpect.json"
+expect_bad "check: unknown metric" 'expectation error at expect[0].metric: unknown metric "duplicate_rows_per_dya"; did you mean "duplicate_rows_per_day"?'
+run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json" --seeds many
+expect_bad "check: bad --seeds" '--seeds expects a positive number or "auto", found "many"'
+if [ -n "$SRC" ]; then
+  run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$SRC/configs/checks/no_silent_loss.json" --seeds 3
+  expect_rc "check with configs/checks/no_silent_loss.json" 0
+fi
+
+write rest_connector.json '{"name":"ch","config":{"connector.class":"com.clickhouse.kafka.connect.ClickHouseSinkConnector","exactlyOnce":"true","errors.tolerance":"all","tasks.max":"8"}}'
+printf 'acks=1\nenable.idempotence=false\n# a comment\n' >"$TMP/producer.properties"
+run "$PIPESIM" lint "$TMP/rest_connector.json" --producer-properties "$TMP/producer.properties" --format json --quick-seeds 2
+expect_rc "lint: findings exit 1" 1
+if "$PY" -c 'import json,sys; ids={f["id"] for f in json.load(open(sys.argv[1]))}; need={"exactly_once_without_tolerance","silent_drop","acks_not_all"}; assert need <= ids, ids' "$OUT"; then
+  pass "lint: REST connector + producer.properties findings"
+else
+  fail "lint findings" "$(show)"
+fi
+write clean.json '{"connector":{"exactlyOnce":true,"tolerateStateMismatch":true},"kafka":{"min.insync.replicas":2},"clickhouse":{"replicated_deduplication_window":100000}}'
+run "$PIPESIM" lint "$TMP/clean.json" --quick-seeds 2
+expect_rc "lint: a clean config exits 0" 0
+run "$PIPESIM" lint "$TMP/badexpect.json"
+expect_rc "lint: bad input exits 2" 2
+
+# ---------------------------------------------------------------------------------------------
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -176,8 +176,8 @@ void check_fault_partitions(const Config& c) {
   }
 }
 
-void check_consistency(const Config& c) {
-  if (c.connector.exactly_once && c.connector.buffer_count > 0) {
+void check_consistency(const Config& c, bool lint) {
+  if (!lint && c.connector.exactly_once && c.connector.buffer_count > 0) {
     // v1.3.9 refuses to start with both (ClickHouseSinkConfig validation).
     sim::throw_config_error("connector.bufferCount",
                             "bufferCount > 0 cannot be combined with exactlyOnce=true "
@@ -319,7 +319,7 @@ void apply_override(json& raw, const std::string& assignment) {
   }
 }
 
-Config load_config(const json& raw) {
+Config load_config(const json& raw, bool lint) {
   if (!raw.is_object()) {
     sim::throw_config_error("(top level)", "expected an object with sections, found " +
                                                sim::describe_json_value(raw));
@@ -419,7 +419,7 @@ Config load_config(const json& raw) {
   } else {
     c.faults = default_faults();
   }
-  check_consistency(c);
+  check_consistency(c, lint);
   check_targets(c);
   check_fault_partitions(c);
   return c;

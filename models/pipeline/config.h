@@ -49,7 +49,9 @@ nlohmann::json read_config_file(const std::string& path);
 // parsed as JSON when it is valid JSON, else taken as a string.
 void apply_override(nlohmann::json& raw, const std::string& assignment);
 // Validates and builds; ConfigError names the JSON path on any bad value.
-Config load_config(const nlohmann::json& raw);
+// `lint`: combinations the real connector refuses to start with (bufferCount
+// with exactlyOnce) are let through so that `pipesim lint` can report them.
+Config load_config(const nlohmann::json& raw, bool lint = false);
 
 // The effective config: every section with every value, defaults filled in.
 nlohmann::ordered_json effective_config(const Config& config);

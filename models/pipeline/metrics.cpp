@@ -33,6 +33,12 @@ const std::vector<std::string>& metric_names() {
     }
     for (const auto& kind : fault_kinds()) n.push_back("faults_fired." + kind);
     n.emplace_back("events_processed");
+    // Beyond SPEC §9: disruption episodes and how many ended in a connector stop.
+    for (const char* kind : {"crash", "rebalance"}) {
+      for (const char* end : {"", "_state_mismatch", "_state_contains", "_error_state"}) {
+        n.push_back(std::string(kind) + "_episodes" + end);
+      }
+    }
     return n;
   }();
   return names;

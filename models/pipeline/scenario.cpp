@@ -9,6 +9,7 @@
 #include "models/connect/connect_cluster.h"
 #include "models/keeper/keeper.h"
 #include "models/ledger/ledger.h"
+#include "models/pipeline/disruption_episodes.h"
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/topology.h"
 #include "models/producer/producer.h"
@@ -67,6 +68,10 @@ class Run final : public sim::Component {
       return;
     }
     ++faults_fired_[spec.kind];
+    if (spec.kind == "worker_crash") episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_);
+    if (spec.kind == "rebalance" || spec.kind == "task_restart") {
+      episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_);
+    }
     start_fault(spec, f);
     if (f.duration.us > 0) sim_.schedule_in(f.duration, id_, kFaultEnd, e.arg);
   }
@@ -163,6 +168,15 @@ class Run final : public sim::Component {
         config_.clickhouse.engine == "ReplacingMergeTree" ? 0.0 : static_cast<double>(s.duplicate_rows);
     for (const auto& kind : fault_kinds()) v["faults_fired." + kind] = static_cast<double>(faults_fired_[kind]);
     v["events_processed"] = static_cast<double>(sim_.events_processed());
+    episodes_.close(sink_counters_);
+    const char* episode_kinds[] = {"crash", "rebalance"};
+    const char* endings[] = {"", "_state_mismatch", "_state_contains", "_error_state"};
+    for (int k = 0; k < 2; ++k) {
+      const auto& c = episodes_.counts(static_cast<DisruptionEpisodes::Kind>(k));
+      for (std::size_t i = 0; i < 4; ++i) {
+        v[std::string(episode_kinds[k]) + "_episodes" + endings[i]] = static_cast<double>(c[i]);
+      }
+    }
 
     sim::Metrics out;
     out.reserve(metric_names().size());
@@ -191,6 +205,7 @@ class Run final : public sim::Component {
   sim::ComponentId id_;
   std::vector<sim::FaultOccurrence> schedule_;
   std::map<std::string, std::int64_t> faults_fired_;
+  DisruptionEpisodes episodes_;
   std::int64_t max_lag_ = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "models/workload/workload.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace pipesim::workload {
@@ -38,6 +39,12 @@ Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t
   } else {
     multipliers_ = production_profile();
   }
+}
+
+double Workload::peak_multiplier() const {
+  double peak = 0;
+  for (const double m : multipliers_) peak = std::max(peak, m);
+  return peak;
 }
 
 double Workload::rate_at(sim::Time t) const {

@@ -26,6 +26,9 @@ class Workload {
   // Draws the records of the quantum [t, t + tick) per partition.
   void draw_tick(sim::Time t, std::vector<std::int64_t>& counts);
 
+  // The busiest hour's multiplier of the profile (mean 1).
+  [[nodiscard]] double peak_multiplier() const;
+
   // The 24 multipliers of the named "production" profile (mean 1, peak 4.32:
   // 200 M records/day peak at 10,000 records/s; 10,000 to 75,000 records per
   // partition per minute with 8 partitions).

@@ -14,5 +14,8 @@ using Command = std::function<int()>;
 Command register_run(CLI::App& app);
 Command register_validate(CLI::App& app);
 Command register_decide(CLI::App& app);
+Command register_compare(CLI::App& app);
+Command register_check(CLI::App& app);
+Command register_lint(CLI::App& app);
 
 }  // namespace pipesim::cli

@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command run = pipesim::cli::register_run(app);
   const pipesim::cli::Command validate = pipesim::cli::register_validate(app);
   const pipesim::cli::Command decide = pipesim::cli::register_decide(app);
+  const pipesim::cli::Command compare = pipesim::cli::register_compare(app);
+  const pipesim::cli::Command check = pipesim::cli::register_check(app);
+  const pipesim::cli::Command lint = pipesim::cli::register_lint(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -30,6 +33,9 @@ int main(int argc, char** argv) {
     if (name == "run") return run();
     if (name == "validate") return validate();
     if (name == "decide") return decide();
+    if (name == "compare") return compare();
+    if (name == "check") return check();
+    if (name == "lint") return lint();
   }
   return 2;
 }

@@ -3,6 +3,8 @@
 #include <thread>
 #include <unistd.h>
 
+#include "models/pipeline/estimates.h"
+#include "models/pipeline/lint.h"
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
@@ -31,6 +33,48 @@ std::string quote_args(const RunArgs& a) {
   std::string s = a.config.empty() ? "" : " " + a.config;
   for (const auto& o : a.overrides) s += " --set '" + o + "'";
   return s;
+}
+
+// The answers of SPEC §1 first: duplicates and losses per day by entry point
+// and cause, how often a disruption stops the connector, the DLQ split.
+void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
+                  const pipeline::Config& config) {
+  const double days = config.run.duration.as_seconds() / 86400.0;
+  const auto add = [&](const std::string& label, const std::string& name) {
+    const auto e = pipeline::estimate(runs, name, days);
+    if (!e) return;
+    std::string note;
+    if (e->method == "proportion") {
+      note = sim::format_number(e->successes) + " of " + sim::format_number(e->trials) + " episodes";
+      if (e->trials == 0) return;
+    }
+    report.headline.push_back({label, name, e->value, e->lo, e->hi, note});
+  };
+  add("duplicate rows per day", "duplicate_rows_per_day");
+  for (const char* entry : {"producer_retry", "insert_timeout_redelivery", "task_restart_replay",
+                            "manual_resend", "state_reset"}) {
+    add(std::string("  by ") + entry, std::string("duplicate_rows_by_entry.") + entry + "_per_day");
+  }
+  add("lost records per day", "lost_records_per_day");
+  for (const char* cause : {"dlq_only", "dropped_no_dlq", "kafka_truncated", "retention_expired",
+                            "send_failed_not_resent", "insert_lost"}) {
+    add(std::string("  by ") + cause, std::string("lost_records_by_cause.") + cause + "_per_day");
+  }
+  add("pending records at the end (after drain)", "pending_records");
+  add("worker crashes ending in State MISMATCH", "state_mismatch_per_crash");
+  add("worker crashes ending in State CONTAINS", "state_contains_per_crash");
+  add("worker crashes ending in ERROR State", "error_state_per_crash");
+  add("rebalances/restarts ending in State MISMATCH", "state_mismatch_per_rebalance");
+  add("duplicate rows per worker crash", "duplicate_rows_per_crash");
+  add("DLQ records already in ClickHouse per day", "dlq_records_in_clickhouse_per_day");
+  add("DLQ records missing from ClickHouse per day", "dlq_records_missing_per_day");
+  add("task downtime per day (s)", "task_downtime_s_per_day");
+  const auto inserts = pipeline::estimate(runs, "inserts", days);
+  const double inserts_per_s = inserts ? inserts->value / std::max(1.0, config.run.duration.as_seconds()) : 0.0;
+  std::string open;
+  for (const auto& e : pipeline::open_entry_points(config, inserts_per_s)) open += (open.empty() ? "" : ", ") + e;
+  report.headline_notes.push_back("entry points this config leaves open: " + (open.empty() ? "none" : open) +
+                                  "  (details: pipesim lint)");
 }
 
 int execute(const RunArgs& a) {
@@ -78,6 +122,7 @@ int execute(const RunArgs& a) {
   for (const auto& path : config.ignored) {
     report.notes.push_back("ignored (a real property pipesim does not model): " + path);
   }
+  add_headline(report, runs, config);
 
   std::string text;
   if (a.format == "json") {

@@ -34,7 +34,15 @@ class Simulation {
   // REQUIRES: at >= now() (time never goes backwards).
   void schedule(Time at, ComponentId target, std::uint32_t type, std::uint32_t arg = 0) {
     PIPESIM_INVARIANT(at >= now_, "event scheduled in the past");
-    queue_.push(Event{at, next_seq_++, target, incarnations_[target], type, arg});
+    const Event e{at, next_seq_++, target, incarnations_[target], type, arg};
+    if (top_pending_) {
+      // The first event a handler schedules takes the handled event's slot:
+      // pop and push in one pass of the heap.
+      top_pending_ = false;
+      queue_.replace_top(e);
+    } else {
+      queue_.push(e);
+    }
   }
   void schedule_in(Time delay, ComponentId target, std::uint32_t type, std::uint32_t arg = 0) {
     schedule(now_ + delay, target, type, arg);
@@ -47,28 +55,51 @@ class Simulation {
 
   // Runs every event with time <= end, in (time, sequence) order; leaves now() at end.
   void run_until(Time end) {
-    while (!queue_.empty() && queue_.top().at <= end) {
-      const Event e = queue_.pop();
-      now_ = e.at;
-      if (e.incarnation != incarnations_[e.target]) {
+    finish_top();  // in case a handler calls run_until
+    while (!queue_.empty()) {
+      const Event& top = queue_.top();
+      if (top.at > end) break;
+      now_ = top.at;
+      if (top.incarnation != incarnations_[top.target]) [[unlikely]] {
         ++events_dropped_;
+        queue_.discard_top();
         continue;
       }
       ++events_processed_;
-      components_[e.target]->handle(e);
+      // The handled event stays at the top of the heap until the handler
+      // schedules its first event (schedule() then reuses the slot) or returns.
+      const Event e = top;
+      top_pending_ = true;
+      try {
+        components_[e.target]->handle(e);
+      } catch (...) {
+        finish_top();
+        throw;
+      }
+      finish_top();
     }
     if (end > now_) now_ = end;
   }
 
   [[nodiscard]] std::uint64_t events_processed() const { return events_processed_; }
   [[nodiscard]] std::uint64_t events_dropped() const { return events_dropped_; }
-  [[nodiscard]] std::size_t pending() const { return queue_.size(); }
+  [[nodiscard]] std::size_t pending() const { return queue_.size() - (top_pending_ ? 1 : 0); }
 
  private:
+  // Removes the handled event from the heap if its handler scheduled nothing.
+  void finish_top() {
+    if (top_pending_) {
+      top_pending_ = false;
+      queue_.discard_top();
+    }
+  }
+
   Time now_{};
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
   std::uint64_t events_dropped_ = 0;
+  // True while a handler runs and its event still occupies the top of queue_.
+  bool top_pending_ = false;
   EventQueue queue_;
   std::vector<Component*> components_;
   std::vector<std::uint32_t> incarnations_;

@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 
 #include "sim/engine/invariant.h"
+#include "sim/engine/random.h"
 
 namespace pipesim::sim {
 namespace {
@@ -147,6 +148,59 @@ std::pair<double, double> wilson_interval(double successes, double trials, doubl
   const double center = (p + z2n / 2.0) / (1.0 + z2n);
   const double half = z * std::sqrt(p * (1 - p) / trials + z2n / (4.0 * trials)) / (1.0 + z2n);
   return {std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
+std::pair<double, double> ratio_interval(const std::vector<double>& numerators,
+                                         const std::vector<double>& denominators, double confidence,
+                                         int resamples) {
+  PIPESIM_INVARIANT(numerators.size() == denominators.size(), "ratio samples differ in size");
+  const std::size_t n = numerators.size();
+  if (n == 0) return {0.0, 0.0};
+  RandomStream rng(0x5eed, "estimates/bootstrap");
+  std::vector<double> ratios;
+  ratios.reserve(static_cast<std::size_t>(resamples));
+  for (int r = 0; r < resamples; ++r) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t k = rng.below(n);
+      num += numerators[k];
+      den += denominators[k];
+    }
+    if (den > 0) ratios.push_back(num / den);
+  }
+  if (ratios.empty()) return {0.0, 0.0};
+  const double tail = (1.0 - confidence) / 2.0;
+  return {percentile(ratios, tail), percentile(ratios, 1.0 - tail)};
+}
+
+SummaryStats paired_difference(const std::vector<double>& a, const std::vector<double>& b,
+                               double confidence) {
+  PIPESIM_INVARIANT(a.size() == b.size(), "paired samples differ in size");
+  std::vector<double> d(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) d[i] = b[i] - a[i];
+  SummaryStats s = summarize(d, confidence);
+  // Differences may be negative: undo the clipping summarize() applies to counts.
+  if (s.n > 1) {
+    const double t = student_t_quantile(0.5 + confidence / 2.0, static_cast<double>(s.n - 1));
+    const double half = t * s.stddev / std::sqrt(static_cast<double>(s.n));
+    s.ci_lo = s.mean - half;
+    s.ci_hi = s.mean + half;
+  }
+  return s;
+}
+
+std::pair<double, double> welch_difference_interval(const std::vector<double>& a,
+                                                    const std::vector<double>& b,
+                                                    double confidence) {
+  const SummaryStats sa = summarize(a, confidence);
+  const SummaryStats sb = summarize(b, confidence);
+  const double na = static_cast<double>(sa.n), nb = static_cast<double>(sb.n);
+  const double va = sa.stddev * sa.stddev / na, vb = sb.stddev * sb.stddev / nb;
+  const double diff = sb.mean - sa.mean;
+  if (va + vb == 0) return {diff, diff};
+  const double df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
+  const double half = student_t_quantile(0.5 + confidence / 2.0, df) * std::sqrt(va + vb);
+  return {diff - half, diff + half};
 }
 
 std::vector<MetricSummary> summarize_runs(const std::vector<Metrics>& runs, double confidence) {

@@ -34,6 +34,21 @@ SummaryStats summarize(const std::vector<double>& values, double confidence = 0.
 // Wilson score interval of a proportion successes/trials.
 std::pair<double, double> wilson_interval(double successes, double trials, double confidence = 0.95);
 
+// Percentile-bootstrap interval of the ratio sum(numerators) / sum(denominators)
+// over seeds (resampling seeds), from a seeded stream: deterministic.
+std::pair<double, double> ratio_interval(const std::vector<double>& numerators,
+                                         const std::vector<double>& denominators,
+                                         double confidence = 0.95, int resamples = 2000);
+
+// Mean of per-seed differences b - a and its Student-t interval (paired: the
+// same seeds, so the same workload and fault timeline in both).
+SummaryStats paired_difference(const std::vector<double>& a, const std::vector<double>& b,
+                               double confidence = 0.95);
+// Welch interval of mean(b) - mean(a) for independent samples (for contrast).
+std::pair<double, double> welch_difference_interval(const std::vector<double>& a,
+                                                    const std::vector<double>& b,
+                                                    double confidence = 0.95);
+
 // Per-metric statistics over runs that all report the same metric names.
 struct MetricSummary {
   std::string name;

@@ -62,6 +62,14 @@ nlohmann::ordered_json report_json(const RunReport& r) {
     nested(metrics, m.name, leaf)[leaf] = stats_json(m.stats);
   }
   out["metrics"] = metrics;
+  if (!r.headline.empty()) {
+    nlohmann::ordered_json estimates = nlohmann::ordered_json::object();
+    for (const auto& h : r.headline) {
+      estimates[h.name] = {{"value", h.value}, {"ci95", {h.lo, h.hi}}};
+      if (!h.note.empty()) estimates[h.name]["note"] = h.note;
+    }
+    out["estimates"] = estimates;
+  }
   if (!r.runs.empty()) {
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
@@ -87,6 +95,18 @@ std::string report_table(const RunReport& r) {
   if (!r.scenario_line.empty()) out << "  " << r.scenario_line;
   out << "\n\n";
   char line[256];
+  if (!r.headline.empty()) {
+    std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", "headline", "estimate", "95% CI", "");
+    out << line;
+    for (const auto& h : r.headline) {
+      const std::string ci = "[" + format_number(h.lo) + ", " + format_number(h.hi) + "]";
+      std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", h.label.c_str(), format_number(h.value).c_str(),
+                    ci.c_str(), h.note.c_str());
+      out << line;
+    }
+    for (const auto& note : r.headline_notes) out << note << "\n";
+    out << "\n";
+  }
   std::snprintf(line, sizeof line, "%-52s %14s  %-31s %12s %12s %12s\n", "metric (per run)", "mean",
                 "95% CI", "p50", "p95", "p99");
   out << line;

@@ -13,6 +13,16 @@
 
 namespace pipesim::sim {
 
+// A headline answer shown before the metric table: an estimate with its interval.
+struct HeadlineRow {
+  std::string label;  // e.g. "duplicate rows per day"
+  std::string name;   // the estimate's name, e.g. "duplicate_rows_per_day" (JSON key)
+  double value = 0;
+  double lo = 0;
+  double hi = 0;
+  std::string note;   // e.g. "3 of 17 crashes"
+};
+
 struct RunReport {
   std::string version;
   std::string config_digest;
@@ -23,6 +33,8 @@ struct RunReport {
   std::vector<Metrics> runs;  // per seed, in seed order (empty unless --per-seed)
   std::vector<std::string> not_modelled;  // metric names reported as 0 because not modelled
   std::vector<std::string> notes;         // shown under the table
+  std::vector<HeadlineRow> headline;      // shown first; "estimates" in JSON
+  std::vector<std::string> headline_notes;  // shown under the headline
 };
 
 // {"pipesim_version", "config_digest", "seeds": {"first", "count"}, "metrics": {...}, ["runs"]}

@@ -1,0 +1,51 @@
+// Which disruptions end in a connector stop (SPEC §1, question 2): each
+// worker crash, or rebalance / task restart, opens an episode that lasts
+// until the next one; it "ends in State MISMATCH" (or CONTAINS, or ERROR
+// State) if the connector threw that at least once during the episode.
+// Summed over seeds these give the proportions that `pipesim check`
+// estimates with Wilson intervals (state_mismatch_per_crash, ...).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "models/sink/sink_counters.h"
+
+namespace pipesim::pipeline {
+
+class DisruptionEpisodes {
+ public:
+  enum Kind : std::uint8_t { CRASH = 0, REBALANCE = 1 };
+
+  // A disruption of `kind` starts now; closes the episode before it.
+  void begin(Kind kind, const sink::SinkCounters& counters) {
+    close(counters);
+    open_ = true;
+    kind_ = kind;
+    at_begin_ = snapshot(counters);
+    ++counts_[kind][0];
+  }
+  // Closes the open episode (call once more at the end of the run).
+  void close(const sink::SinkCounters& counters) {
+    if (!open_) return;
+    const auto now = snapshot(counters);
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (now[i] > at_begin_[i]) ++counts_[kind_][i + 1];
+    }
+    open_ = false;
+  }
+  // [episodes, ending in State MISMATCH, in State CONTAINS, in ERROR State]
+  [[nodiscard]] const std::array<std::int64_t, 4>& counts(Kind kind) const { return counts_[kind]; }
+
+ private:
+  static std::array<std::int64_t, 3> snapshot(const sink::SinkCounters& c) {
+    return {c.state_mismatch_throws, c.state_contains_throws, c.error_state_throws};
+  }
+  bool open_ = false;
+  Kind kind_ = CRASH;
+  std::array<std::int64_t, 3> at_begin_{};
+  std::array<std::array<std::int64_t, 4>, 2> counts_{};
+};
+
+}  // namespace pipesim::pipeline

@@ -1,0 +1,90 @@
+#include "models/pipeline/estimates.h"
+
+#include <algorithm>
+
+#include "models/pipeline/metrics.h"
+#include "sim/experiment/statistics.h"
+
+namespace pipesim::pipeline {
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_metric(const std::string& name) {
+  const auto& names = metric_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+double sum(const std::vector<double>& v) {
+  double s = 0;
+  for (const double x : v) s += x;
+  return s;
+}
+
+Estimate scaled_mean(const std::vector<double>& values, const std::string& name, double scale,
+                     double confidence) {
+  const sim::SummaryStats s = sim::summarize(values, confidence);
+  return Estimate{name, s.mean * scale, s.ci_lo * scale, s.ci_hi * scale, "mean", 0, 0};
+}
+
+Estimate ratio(const std::vector<double>& num, const std::vector<double>& den, const std::string& name,
+               double scale, double confidence) {
+  const double d = sum(den);
+  const double value = d > 0 ? sum(num) / d : 0.0;
+  const auto [lo, hi] = sim::ratio_interval(num, den, confidence);
+  return Estimate{name, value * scale, lo * scale, hi * scale, "ratio", sum(num), d};
+}
+
+}  // namespace
+
+std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const std::string& name) {
+  std::vector<double> v;
+  v.reserve(runs.size());
+  for (const auto& run : runs) {
+    double x = 0;
+    for (const auto& m : run) {
+      if (m.name == name) {
+        x = m.value;
+        break;
+      }
+    }
+    v.push_back(x);
+  }
+  return v;
+}
+
+std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const std::string& name,
+                                 double days, double confidence) {
+  if (is_metric(name)) return scaled_mean(metric_column(runs, name), name, 1.0, confidence);
+  for (const char* end : {"state_mismatch", "state_contains", "error_state"}) {
+    for (const char* kind : {"crash", "rebalance"}) {
+      if (name != std::string(end) + "_per_" + kind) continue;
+      const double x = sum(metric_column(runs, std::string(kind) + "_episodes_" + end));
+      const double n = sum(metric_column(runs, std::string(kind) + "_episodes"));
+      const auto [lo, hi] = sim::wilson_interval(x, n, confidence);
+      return Estimate{name, n > 0 ? x / n : 0.0, lo, hi, "proportion", x, n};
+    }
+  }
+  const std::vector<std::pair<std::string, double>> per_time = {{"_per_day", 1.0}, {"_per_month", 30.0}};
+  for (const auto& [suffix, factor] : per_time) {
+    if (!ends_with(name, suffix)) continue;
+    const std::string base = name.substr(0, name.size() - suffix.size());
+    if (!is_metric(base) || days <= 0) return std::nullopt;
+    return scaled_mean(metric_column(runs, base), name, factor / days, confidence);
+  }
+  const std::vector<std::pair<std::string, std::string>> per_unit = {
+      {"_per_million", "records_produced"}, {"_per_crash", "crash_episodes"},
+      {"_per_rebalance", "rebalance_episodes"}};
+  for (const auto& [suffix, denominator] : per_unit) {
+    if (!ends_with(name, suffix)) continue;
+    const std::string base = name.substr(0, name.size() - suffix.size());
+    if (!is_metric(base)) return std::nullopt;
+    const double scale = suffix == "_per_million" ? 1e6 : 1.0;
+    return ratio(metric_column(runs, base), metric_column(runs, denominator), name, scale, confidence);
+  }
+  return std::nullopt;
+}
+
+}  // namespace pipesim::pipeline

@@ -1,0 +1,35 @@
+// Answers users ask for directly, estimated over seeds (SPEC §1, §6):
+//   <metric>                 mean per run, Student-t interval
+//   <metric>_per_day         per simulated day of run.duration (also _per_month: 30 days)
+//   <metric>_per_million     per million records produced (ratio, bootstrap interval)
+//   <metric>_per_crash       per worker crash (ratio, bootstrap); _per_rebalance likewise
+//   state_mismatch_per_crash share of worker crashes whose episode ended in State MISMATCH
+//   (also state_contains_, error_state_; _per_rebalance): Wilson interval over all episodes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/experiment/metrics.h"
+
+namespace pipesim::pipeline {
+
+struct Estimate {
+  std::string name;
+  double value = 0;
+  double lo = 0;
+  double hi = 0;
+  std::string method;  // "mean", "proportion" or "ratio"
+  double successes = 0;  // proportions: x of n
+  double trials = 0;
+};
+
+// nullopt when `name` is not a metric or a derived quantity of one.
+std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const std::string& name,
+                                 double days, double confidence = 0.95);
+
+// One value per seed of a metric (0 if absent).
+std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const std::string& name);
+
+}  // namespace pipesim::pipeline

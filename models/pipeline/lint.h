@@ -1,0 +1,37 @@
+// Hazards a config leaves open, found before any long run (`pipesim lint`).
+// Each finding names the duplicate entry point or loss cause it opens and a
+// short estimate, from the config alone or from a quick simulation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/pipeline/config.h"
+
+namespace pipesim::pipeline {
+
+struct Finding {
+  std::string id;           // stable, e.g. "exactly_once_without_tolerance"
+  std::string opens;        // entry point or loss cause, e.g. "state_mismatch_stop"
+  std::string message;      // what and why
+  std::string estimate;     // quantified, may be empty
+};
+
+// What a quick simulation says about the config (filled by quick_profile()).
+struct QuickProfile {
+  double seeds = 0;
+  double crashes = 0;
+  double crashes_state_mismatch = 0;
+  double duplicate_rows_per_crash = 0;
+  double inserts_per_s = 0;  // table-wide, over the quick run
+};
+
+// Runs the config for a short while with worker crashes and no other fault.
+QuickProfile quick_profile(const Config& config, int seeds);
+
+std::vector<Finding> lint(const Config& config, const QuickProfile& profile);
+
+// Duplicate entry points (SPEC §1) this config leaves open, given its insert rate.
+std::vector<std::string> open_entry_points(const Config& config, double inserts_per_s);
+
+}  // namespace pipesim::pipeline

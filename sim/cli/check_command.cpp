@@ -1,0 +1,212 @@
+// pipesim check CONFIG --expect EXPECT.json: a config regression test for CI.
+// Each expectation bounds an estimate at a confidence level; an expectation
+// holds when the one-sided bound at that confidence is inside the limit,
+// fails when the opposite bound is outside, and is undecided otherwise
+// (with --seeds auto, seeds are doubled until every decision is clear or
+// --max-seeds is reached; still undecided then counts as a failure).
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "models/pipeline/estimates.h"
+#include "models/pipeline/metrics.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/config_input.h"
+#include "sim/cli/simulate.h"
+#include "sim/report/summary.h"
+
+namespace pipesim::cli {
+namespace {
+
+struct CheckArgs {
+  std::string config;
+  std::string expect;
+  std::string seeds;  // a number or "auto"
+  std::int64_t max_seeds = 640;
+  unsigned threads = 0;
+  std::string format = "table";
+  std::vector<std::string> overrides;
+};
+
+struct Expectation {
+  std::string metric;
+  std::optional<double> max, min;
+  double confidence = 0.95;
+};
+
+enum class Verdict { PASS, FAIL, UNDECIDED };
+
+std::vector<Expectation> read_expectations(const std::string& path, const std::vector<sim::Metrics>& probe) {
+  const nlohmann::json raw = pipeline::read_config_file(path);
+  const nlohmann::json list = raw.is_object() && raw.contains("expect") ? raw["expect"] : raw;
+  const std::string where = raw.is_object() ? "expect" : "(top level)";
+  if (!list.is_array() || list.empty()) {
+    throw sim::ConfigError("expectation error at " + where + ": expected a non-empty list of "
+                           "{\"metric\", \"max\" and/or \"min\", \"confidence\"}, found " +
+                           sim::describe_json_value(list));
+  }
+  std::vector<Expectation> out;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = "expect[" + std::to_string(i) + "]";
+    const auto fail = [&](const std::string& key, const std::string& what) {
+      throw sim::ConfigError("expectation error at " + at + (key.empty() ? "" : "." + key) + ": " + what);
+    };
+    const nlohmann::json& e = list[i];
+    if (!e.is_object()) fail("", "expected an object, found " + sim::describe_json_value(e));
+    for (const auto& [key, value] : e.items()) {
+      if (key != "metric" && key != "max" && key != "min" && key != "confidence") {
+        fail(key, "unknown key (expected metric, max, min, confidence)");
+      }
+    }
+    Expectation x;
+    if (!e.contains("metric") || !e["metric"].is_string()) fail("metric", "expected a metric name");
+    x.metric = e["metric"].get<std::string>();
+    if (!pipeline::estimate(probe, x.metric, 1.0)) {
+      std::vector<std::string> known = pipeline::metric_names();
+      for (const char* d : {"duplicate_rows_per_day", "state_mismatch_per_crash", "lost_records_per_day"}) {
+        known.emplace_back(d);
+      }
+      const std::string hint = sim::closest_key(x.metric, known);
+      fail("metric", "unknown metric \"" + x.metric + "\"" +
+                         (hint.empty() ? " (a metric, or <metric>_per_day/_per_month/_per_million/"
+                                         "_per_crash/_per_rebalance, or state_mismatch_per_crash ...)"
+                                       : "; did you mean \"" + hint + "\"?"));
+    }
+    for (const char* bound : {"max", "min"}) {
+      if (!e.contains(bound)) continue;
+      if (!e[bound].is_number()) fail(bound, "expected a number, found " + sim::describe_json_value(e[bound]));
+      (std::string(bound) == "max" ? x.max : x.min) = e[bound].get<double>();
+    }
+    if (!x.max && !x.min) fail("", "expected \"max\" and/or \"min\"");
+    if (e.contains("confidence")) {
+      if (!e["confidence"].is_number() || e["confidence"].get<double>() <= 0.5 ||
+          e["confidence"].get<double>() >= 1) {
+        fail("confidence", "expected a number between 0.5 and 1 (exclusive), found " +
+                               sim::describe_json_value(e["confidence"]));
+      }
+      x.confidence = e["confidence"].get<double>();
+    }
+    out.push_back(x);
+  }
+  return out;
+}
+
+struct Decision {
+  Verdict verdict;
+  pipeline::Estimate estimate;
+};
+
+// One-sided bounds at confidence c are the two-sided bounds at 2c - 1.
+Decision decide(const Expectation& x, const std::vector<sim::Metrics>& runs, double days) {
+  const pipeline::Estimate e = *pipeline::estimate(runs, x.metric, days, 2 * x.confidence - 1);
+  bool pass = true, fail = false;
+  if (x.max) {
+    pass = pass && e.hi <= *x.max;
+    fail = fail || e.lo > *x.max;
+  }
+  if (x.min) {
+    pass = pass && e.lo >= *x.min;
+    fail = fail || e.hi < *x.min;
+  }
+  return {fail ? Verdict::FAIL : (pass ? Verdict::PASS : Verdict::UNDECIDED), e};
+}
+
+int execute(const CheckArgs& args) {
+  pipeline::Config config;
+  std::vector<Expectation> expectations;
+  try {
+    config = load_config_input(args.config, args.overrides);
+    sim::Metrics probe;
+    for (const auto& name : pipeline::metric_names()) probe.push_back({name, 0.0});
+    expectations = read_expectations(args.expect, {probe});
+  } catch (const sim::ConfigError& e) {
+    std::cerr << "pipesim: " << e.what() << "\n";
+    return 2;
+  }
+  const bool automatic = args.seeds == "auto";
+  std::uint64_t target = 0;
+  if (automatic) {
+    target = 20;
+  } else if (!args.seeds.empty()) {
+    try {
+      target = std::stoull(args.seeds);
+    } catch (const std::exception&) {
+      target = 0;
+    }
+    if (target == 0) {
+      std::cerr << "pipesim: --seeds expects a positive number or \"auto\", found \"" << args.seeds << "\"\n";
+      return 2;
+    }
+  } else {
+    target = static_cast<std::uint64_t>(config.run.seeds);
+  }
+  const double days = run_days(config);
+  std::vector<sim::Metrics> runs;
+  std::vector<Decision> decisions;
+  for (;;) {
+    SimulateRequest request;
+    request.first_seed = static_cast<std::uint64_t>(config.run.first_seed) + runs.size();
+    request.seeds = target - runs.size();
+    request.threads = args.threads;
+    request.reproduce = "pipesim run " + args.config;
+    const auto more = simulate(config, request);
+    if (!more) return 3;
+    runs.insert(runs.end(), more->begin(), more->end());
+    decisions.clear();
+    bool undecided = false;
+    for (const auto& x : expectations) {
+      decisions.push_back(decide(x, runs, days));
+      undecided = undecided || decisions.back().verdict == Verdict::UNDECIDED;
+    }
+    if (!automatic || !undecided || target >= static_cast<std::uint64_t>(args.max_seeds)) break;
+    target = std::min<std::uint64_t>(target * 2, static_cast<std::uint64_t>(args.max_seeds));
+  }
+  bool all_pass = true;
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < expectations.size(); ++i) {
+    const Expectation& x = expectations[i];
+    const Decision& d = decisions[i];
+    const char* word = d.verdict == Verdict::PASS ? "PASS" : d.verdict == Verdict::FAIL ? "FAIL" : "UNDECIDED";
+    all_pass = all_pass && d.verdict == Verdict::PASS;
+    std::string limit;
+    if (x.max) limit += " <= " + sim::format_number(*x.max);
+    if (x.min) limit += std::string(x.max ? " and" : "") + " >= " + sim::format_number(*x.min);
+    const int pct = static_cast<int>(std::lround(x.confidence * 100));
+    if (args.format == "json") {
+      json.push_back({{"metric", x.metric}, {"verdict", word}, {"estimate", d.estimate.value},
+                      {"lower", d.estimate.lo}, {"upper", d.estimate.hi}, {"confidence", x.confidence},
+                      {"seeds", runs.size()}});
+      continue;
+    }
+    std::cout << word << "  " << x.metric << limit << " at " << pct << "% confidence: estimate "
+              << sim::format_number(d.estimate.value) << ", one-sided " << pct << "% bounds ["
+              << sim::format_number(d.estimate.lo) << ", " << sim::format_number(d.estimate.hi) << "]";
+    if (d.estimate.method == "proportion") {
+      std::cout << " (" << sim::format_number(d.estimate.successes) << " of "
+                << sim::format_number(d.estimate.trials) << ")";
+    }
+    std::cout << ", " << runs.size() << " seeds";
+    if (d.verdict == Verdict::UNDECIDED) std::cout << " (not statistically clear: counts as a failure)";
+    std::cout << "\n";
+  }
+  if (args.format == "json") std::cout << json.dump(2) << "\n";
+  return all_pass ? 0 : 1;
+}
+
+}  // namespace
+
+Command register_check(CLI::App& app) {
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* cmd = app.add_subcommand("check", "fail (exit 1) when a config breaks its expectations");
+  cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
+  cmd->add_option("--expect", args->expect, "expectations JSON")->required();
+  cmd->add_option("--seeds", args->seeds, "seeds, or \"auto\": add seeds until every decision is clear");
+  cmd->add_option("--max-seeds", args->max_seeds, "cap for --seeds auto")->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
+  cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
+  return [args] { return execute(*args); };
+}
+
+}  // namespace pipesim::cli

@@ -1,0 +1,153 @@
+// Derived estimates, paired comparison and lint findings.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/pipeline/config.h"
+#include "models/pipeline/estimates.h"
+#include "models/pipeline/lint.h"
+#include "models/pipeline/metrics.h"
+#include "models/pipeline/scenario.h"
+#include "sim/experiment/statistics.h"
+
+namespace pipesim::pipeline {
+namespace {
+
+sim::Metrics run_with(std::initializer_list<std::pair<const char*, double>> values) {
+  sim::Metrics m;
+  for (const auto& name : metric_names()) m.push_back({name, 0.0});
+  for (const auto& [name, v] : values) {
+    for (auto& x : m) {
+      if (x.name == name) x.value = v;
+    }
+  }
+  return m;
+}
+
+TEST(Estimates, PerDayScalesTheMeanAndItsInterval) {
+  // Two half-day runs with 10 and 30 duplicate rows: 20 per run = 40 per day.
+  const std::vector<sim::Metrics> runs = {run_with({{"duplicate_rows", 10}}), run_with({{"duplicate_rows", 30}})};
+  const auto per_run = estimate(runs, "duplicate_rows", 0.5);
+  const auto per_day = estimate(runs, "duplicate_rows_per_day", 0.5);
+  ASSERT_TRUE(per_run && per_day);
+  EXPECT_DOUBLE_EQ(per_run->value, 20);
+  EXPECT_DOUBLE_EQ(per_day->value, 40);
+  EXPECT_DOUBLE_EQ(per_day->hi, per_run->hi * 2);
+  EXPECT_DOUBLE_EQ(estimate(runs, "duplicate_rows_per_month", 0.5)->value, 1200);
+}
+
+TEST(Estimates, CrashShareIsAWilsonProportionOverAllEpisodes) {
+  // 3 + 5 crash episodes, 2 + 4 of them ended in State MISMATCH: 6 of 8.
+  const std::vector<sim::Metrics> runs = {
+      run_with({{"crash_episodes", 3}, {"crash_episodes_state_mismatch", 2}}),
+      run_with({{"crash_episodes", 5}, {"crash_episodes_state_mismatch", 4}})};
+  const auto e = estimate(runs, "state_mismatch_per_crash", 1.0);
+  ASSERT_TRUE(e);
+  EXPECT_DOUBLE_EQ(e->value, 0.75);
+  EXPECT_EQ(e->successes, 6);
+  EXPECT_EQ(e->trials, 8);
+  const auto [lo, hi] = sim::wilson_interval(6, 8);
+  EXPECT_DOUBLE_EQ(e->lo, lo);
+  EXPECT_DOUBLE_EQ(e->hi, hi);
+}
+
+TEST(Estimates, PerCrashAndPerMillionAreRatiosOfSums) {
+  const std::vector<sim::Metrics> runs = {
+      run_with({{"duplicate_rows", 100}, {"crash_episodes", 1}, {"records_produced", 1e6}}),
+      run_with({{"duplicate_rows", 500}, {"crash_episodes", 3}, {"records_produced", 3e6}})};
+  EXPECT_DOUBLE_EQ(estimate(runs, "duplicate_rows_per_crash", 1.0)->value, 600.0 / 4);
+  EXPECT_DOUBLE_EQ(estimate(runs, "duplicate_rows_per_million", 1.0)->value, 600.0 / 4e6 * 1e6);
+  const auto e = estimate(runs, "duplicate_rows_per_crash", 1.0);
+  EXPECT_LE(e->lo, e->value);
+  EXPECT_GE(e->hi, e->value);
+}
+
+TEST(Estimates, UnknownNamesAreRejected) {
+  const std::vector<sim::Metrics> runs = {run_with({})};
+  EXPECT_FALSE(estimate(runs, "no_such_metric", 1.0));
+  EXPECT_FALSE(estimate(runs, "no_such_metric_per_day", 1.0));
+  EXPECT_TRUE(estimate(runs, "inserts_per_million", 1.0));
+}
+
+TEST(Compare, PairedIntervalIsNarrowerThanUnpairedOnTheSameSeeds) {
+  // Commit every 60 s vs every 20 s, same seeds: both see the same arrivals
+  // and the same crash times, so the per-seed differences vary far less
+  // than the two samples do on their own.
+  nlohmann::json raw = {{"workload", {{"records_per_day", 86400000}, {"profile", "constant"}}},
+                        {"kafka", {{"num.partitions", 2}}},
+                        {"connect", {{"tasks.max", 2}}},
+                        {"faults", {{{"kind", "worker_crash"}, {"rate_per_day", 48}}}},
+                        {"run", {{"duration", "2h"}, {"drain", "10m"}}}};
+  const Config a = load_config(raw);
+  raw["connect"]["offset.flush.interval.ms"] = 20000;
+  const Config b = load_config(raw);
+  std::vector<double> da, db;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    da.push_back(metric_column({run_scenario(a, seed)}, "duplicate_rows")[0]);
+    db.push_back(metric_column({run_scenario(b, seed)}, "duplicate_rows")[0]);
+  }
+  const sim::SummaryStats paired = sim::paired_difference(da, db);
+  const auto [lo, hi] = sim::welch_difference_interval(da, db);
+  EXPECT_LT(paired.ci_hi - paired.ci_lo, hi - lo);
+  EXPECT_LT(paired.mean, 0);  // committing 3x as often replays fewer records
+}
+
+bool has(const std::vector<Finding>& findings, const std::string& id) {
+  return std::any_of(findings.begin(), findings.end(), [&](const Finding& f) { return f.id == id; });
+}
+
+TEST(Lint, NamesEachHazardOfItsConfig) {
+  QuickProfile calm;
+  calm.inserts_per_s = 1;  // window of 1000 blocks lasts 1000 s
+  const Config base = load_config({{"connector", {{"exactlyOnce", true}, {"tolerateStateMismatch", true}}},
+                                   {"kafka", {{"min.insync.replicas", 2}}}});
+  EXPECT_TRUE(lint(base, calm).empty());
+
+  const auto with = [&](const nlohmann::json& patch) {
+    nlohmann::json raw = {{"connector", {{"exactlyOnce", true}, {"tolerateStateMismatch", true}}},
+                          {"kafka", {{"min.insync.replicas", 2}}}};
+    raw.merge_patch(patch);
+    return lint(load_config(raw, true), calm);
+  };
+  EXPECT_TRUE(has(with({{"connector", {{"tolerateStateMismatch", false}}}}), "exactly_once_without_tolerance"));
+  EXPECT_TRUE(has(with({{"connector", {{"errors.tolerance", "all"}}}}), "silent_drop"));
+  EXPECT_FALSE(has(with({{"connector", {{"errors.tolerance", "all"}, {"errors.log.enable", true}}}}), "silent_drop"));
+  EXPECT_TRUE(has(with({{"clickhouse", {{"replicated_deduplication_window", 0}}}}), "dedup_window_disabled"));
+  EXPECT_TRUE(has(with({{"connector", {{"bufferCount", 1000}}}}), "buffer_count_with_exactly_once"));
+  EXPECT_TRUE(has(with({{"producer", {{"acks", "1"}}}}), "acks_not_all"));
+  EXPECT_TRUE(has(with({{"kafka", {{"min.insync.replicas", 1}}}}), "min_insync_replicas_1"));
+  EXPECT_TRUE(has(with({{"kafka", {{"unclean.leader.election.enable", true}}}}), "unclean_leader_election"));
+  EXPECT_TRUE(has(with({{"kafka", {{"producer.id.expiration.ms", 60000}}}}),
+                  "producer_id_expiration_below_delivery_timeout"));
+  // 8 partitions on 1 task, 4 queries each with exactlyOnce, 30 s each: 960 s > 300 s.
+  EXPECT_TRUE(has(with({{"connect", {{"tasks.max", 1}}}}), "put_may_outlive_max_poll_interval"));
+  EXPECT_FALSE(has(with({{"connect", {{"tasks.max", 8}}}}), "put_may_outlive_max_poll_interval"));
+}
+
+TEST(Lint, DedupWindowTurnoverComparesWindowLifetimeWithRedeliveryDelay) {
+  // 1000 blocks at 20 inserts/s last 50 s; a redelivery comes up to
+  // 30 s (timeoutSeconds) + 60 s (offset flush) = 90 s later.
+  const Config c = load_config({{"connector", {{"exactlyOnce", true}, {"tolerateStateMismatch", true}}},
+                                {"kafka", {{"min.insync.replicas", 2}}}});
+  QuickProfile busy;
+  busy.inserts_per_s = 20;
+  EXPECT_TRUE(has(lint(c, busy), "dedup_window_turnover"));
+  QuickProfile quiet;
+  quiet.inserts_per_s = 10;  // 100 s > 90 s
+  EXPECT_FALSE(has(lint(c, quiet), "dedup_window_turnover"));
+}
+
+TEST(Lint, QuickProfileSeesEveryCrashStopAnExactlyOnceConnector) {
+  const Config c = load_config({{"workload", {{"records_per_day", 8640000}, {"profile", "constant"}}},
+                                {"kafka", {{"num.partitions", 2}}},
+                                {"connect", {{"tasks.max", 2}}},
+                                {"connector", {{"exactlyOnce", true}}}});
+  const QuickProfile p = quick_profile(c, 5);
+  EXPECT_GT(p.crashes, 3);
+  // Records were inserted past the last commit at almost every crash.
+  EXPECT_GE(p.crashes_state_mismatch, p.crashes - 1);
+}
+
+}  // namespace
+}  // namespace pipesim::pipeline
