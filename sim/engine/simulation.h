@@ -10,6 +10,7 @@
 #include "sim/engine/event_queue.h"
 #include "sim/engine/invariant.h"
 #include "sim/engine/time.h"
+#include "sim/engine/trace.h"
 
 namespace pipesim::sim {
 
@@ -85,6 +86,10 @@ class Simulation {
   [[nodiscard]] std::uint64_t events_dropped() const { return events_dropped_; }
   [[nodiscard]] std::size_t pending() const { return queue_.size() - (top_pending_ ? 1 : 0); }
 
+  // The run's trace, or null when none was asked for (explain, trace).
+  [[nodiscard]] Trace* trace() const { return trace_; }
+  void set_trace(Trace* trace) { trace_ = trace; }
+
  private:
   // Removes the handled event from the heap if its handler scheduled nothing.
   void finish_top() {
@@ -103,6 +108,7 @@ class Simulation {
   EventQueue queue_;
   std::vector<Component*> components_;
   std::vector<std::uint32_t> incarnations_;
+  Trace* trace_ = nullptr;
 };
 
 }  // namespace pipesim::sim
