@@ -68,6 +68,12 @@ InsertAnswer ReplicatedTable::begin_insert(const InsertRequest& request) {
     p.commits = outcome_stream_.bernoulli(stall_server_commits_);
   }
   sim_.schedule_in(latency, id_, kCommit, slot);
+  if (auto* t = sim_.trace(); t && t->detail_at(sim_.now())) {
+    t->span(sim_.now(), latency, "inserts", "insert",
+            {{"partition", request.partition}, {"records", {request.first_offset, request.last_offset}},
+             {"token", {request.block.min, request.block.max}}, {"commits", p.commits}});
+    t->counter(sim_.now(), "keeper", "in_flight", keeper_.in_flight(sim_.now()));
+  }
   return InsertAnswer{latency, p.commits};
 }
 
@@ -86,6 +92,12 @@ void ReplicatedTable::commit(std::uint32_t slot) {
     ++counters_.failed;
   } else if (window_.check_and_insert(p.request.block, sim_.now())) {
     ++counters_.dedup_hits;
+    if (auto* t = sim_.trace()) {
+      t->story(sim_.now(), "clickhouse", "dedup_hit",
+               "block of token partition " + std::to_string(p.request.block.partition) + " [" +
+                   std::to_string(p.request.block.min) + ", " + std::to_string(p.request.block.max) +
+                   "] is still in the dedup window: the insert succeeds without writing");
+    }
   } else {
     ++counters_.parts;
     const std::uint64_t serial = ledger_.next_insert_serial();

@@ -81,6 +81,18 @@ void ConnectCluster::complete_rebalance() {
   std::fill(owner_.begin(), owner_.end(), nullptr);
   rebalancing_ = false;
   ++counters_.rebalances;
+  if (sim_.trace() && counters_.rebalances > 1) {
+    std::string text = "rebalance of connect-" + connector_name_ + " done:";
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      text += " " + task(members[m]).name() + " reads";
+      for (const int p : assignment[m]) {
+        text += " p" + std::to_string(p) + "@" + std::to_string(group_.committed(p));
+      }
+      text += ";";
+    }
+    if (members.empty()) text += " no live member, nobody reads";
+    story("rebalance", text);
+  }
   for (std::size_t m = 0; m < members.size(); ++m) {
     for (const int p : assignment[m]) owner_[static_cast<std::size_t>(p)] = &task(members[m]);
   }
@@ -118,8 +130,25 @@ void ConnectCluster::on_data(int partition) {
 
 // --- workers ----------------------------------------------------------------
 
+void ConnectCluster::story(const std::string& name, const std::string& text) {
+  if (auto* t = sim_.trace()) t->story(sim_.now(), "connect", name, text);
+}
+
 void ConnectCluster::kill_worker(int worker) {
   if (worker_down_[static_cast<std::size_t>(worker)]) return;
+  if (sim_.trace()) {
+    std::string text = "worker-" + std::to_string(worker) + " killed (kill -9): nothing is committed";
+    for (auto& t : tasks_) {
+      if (worker_of(t->index()) != worker || t->status() != TaskStatus::RUNNING) continue;
+      for (const int p : t->partitions()) {
+        text += "; partition " + std::to_string(p) + " (" + t->name() + "): last commit at offset " +
+                std::to_string(group_.committed(p)) + " (" + sim::format_clock(group_.committed_at(p)) +
+                "), " + std::to_string(t->put_position_of(p) - group_.committed(p)) +
+                " records put since";
+      }
+    }
+    story("worker_crash", text);
+  }
   worker_down_[static_cast<std::size_t>(worker)] = true;
   for (auto& t : tasks_) {
     if (worker_of(t->index()) != worker || t->status() == TaskStatus::DOWN) continue;
@@ -160,12 +189,14 @@ void ConnectCluster::handle(const sim::Event& e) {
       return;
     case kEvict:
       --unevicted_;
+      story("evict", "the group coordinator evicts a dead consumer (session.timeout.ms expired)");
       request_rebalance();
       return;
     case kWorkerBack: {
       const auto w = static_cast<int>(e.arg);
       if (!worker_down_[static_cast<std::size_t>(w)]) return;
       worker_down_[static_cast<std::size_t>(w)] = false;
+      story("worker_back", "worker-" + std::to_string(w) + " is back and starts its tasks");
       for (auto& t : tasks_) {
         if (worker_of(t->index()) == w && t->status() == TaskStatus::DOWN) t->start_at(sim_.now());
       }
@@ -174,6 +205,8 @@ void ConnectCluster::handle(const sim::Event& e) {
     case kMoveTasks: {
       const auto w = static_cast<int>(e.arg);
       if (!worker_down_[static_cast<std::size_t>(w)]) return;
+      story("move_tasks", "worker-" + std::to_string(w) + " stayed away past scheduled.rebalance.max.delay.ms: "
+                          "its tasks start on the surviving workers");
       int next = 0;
       for (auto& t : tasks_) {
         if (worker_of(t->index()) != w || t->status() != TaskStatus::DOWN) continue;
@@ -196,6 +229,10 @@ void ConnectCluster::handle(const sim::Event& e) {
       const auto i = static_cast<std::size_t>(t);
       if (failures_since_progress_[i] > 1) {
         // The restart failed again: apply the runbook before this restart.
+        if (operator_.remediation != "restart_only") {
+          story("remediation", "the restart failed again: the operator applies " + operator_.remediation +
+                                   " for " + task(t).name());
+        }
         if (operator_.remediation == "delete_state_row" && failed_partition_[i] >= 0) {
           // The documented troubleshooting step: delete the partition's row
           // from the state table, so the replay is inserted again.
@@ -205,6 +242,7 @@ void ConnectCluster::handle(const sim::Event& e) {
           tolerate_watch_task_ = t;
         }
       }
+      story("operator_restart", "the operator restarts " + task(t).name());
       if (!worker_down_[static_cast<std::size_t>(worker_of(t))]) task(t).start_at(sim_.now());
       return;
     }
@@ -219,6 +257,12 @@ void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
   const auto i = static_cast<std::size_t>(t);
   ++failures_since_progress_[i];
   failed_partition_[i] = failure.partition;
+  story("task_failed", task(t).name() + " FAILED (" +
+                           (failure.error == sink::DecisionError::NONE
+                                ? std::string("Tolerance exceeded in error handler")
+                                : std::string(sink::to_string(failure.error))) +
+                           ", partition " + std::to_string(failure.partition) +
+                           "); its consumer leaves the group; it stays FAILED until someone restarts it");
   // The FAILED task's consumer closes and leaves the group: its partitions
   // move to the other tasks, which may fail on them in turn.
   task_left(t);

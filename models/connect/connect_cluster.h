@@ -74,6 +74,7 @@ class ConnectCluster final : public sim::Component, public TaskListener {
     kCompleteRebalance = 1, kEvict = 2, kWorkerBack = 3, kMoveTasks = 4, kOperatorRestart = 5
   };
 
+  void story(const std::string& name, const std::string& text);
   void request_rebalance();
   void try_complete_rebalance();
   void complete_rebalance();

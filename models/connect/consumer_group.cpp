@@ -7,9 +7,10 @@
 
 namespace pipesim::connect {
 
-void ConsumerGroup::commit(int p, std::int64_t offset) {
-  auto& c = committed_[static_cast<std::size_t>(p)];
+void ConsumerGroup::commit(int p, std::int64_t offset, sim::Time at) {
   PIPESIM_INVARIANT(offset >= 0, "negative committed offset");
+  auto& c = committed_[static_cast<std::size_t>(p)];
+  if (c != offset) committed_at_[static_cast<std::size_t>(p)] = at;
   c = offset;
 }
 

@@ -7,17 +7,21 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/time.h"
+
 namespace pipesim::connect {
 
 class ConsumerGroup {
  public:
   explicit ConsumerGroup(int partitions)
       : committed_(static_cast<std::size_t>(partitions), 0),
+        committed_at_(static_cast<std::size_t>(partitions)),
         delivered_(static_cast<std::size_t>(partitions), 0) {}
 
   // auto.offset.reset=earliest: a partition without a commit starts at 0.
   [[nodiscard]] std::int64_t committed(int p) const { return committed_[static_cast<std::size_t>(p)]; }
-  void commit(int p, std::int64_t offset);
+  void commit(int p, std::int64_t offset, sim::Time at);
+  [[nodiscard]] sim::Time committed_at(int p) const { return committed_at_[static_cast<std::size_t>(p)]; }
 
   // Ground truth, not Kafka state: one past the highest offset of the
   // partition ever handed to put(). Offsets below it are a replay.
@@ -34,6 +38,7 @@ class ConsumerGroup {
 
  private:
   std::vector<std::int64_t> committed_;
+  std::vector<sim::Time> committed_at_;
   std::vector<std::int64_t> delivered_;
 };
 

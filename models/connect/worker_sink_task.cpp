@@ -12,6 +12,7 @@ WorkerSinkTask::WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOpt
                                TaskCounters& counters, TaskListener& listener)
     : sim_(sim),
       index_(index),
+      name_("task-" + std::to_string(index)),
       options_(options),
       group_(group),
       logs_(logs),
@@ -24,6 +25,11 @@ WorkerSinkTask::WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOpt
 std::size_t WorkerSinkTask::slot_of(int partition) const {
   const auto it = std::find(partitions_.begin(), partitions_.end(), partition);
   return static_cast<std::size_t>(it - partitions_.begin());
+}
+
+std::int64_t WorkerSinkTask::put_position_of(int partition) const {
+  const std::size_t slot = slot_of(partition);
+  return slot < put_position_.size() ? put_position_[slot] : -1;
 }
 
 void WorkerSinkTask::start_at(sim::Time at) { sim_.schedule(at, id_, kStart); }
@@ -199,6 +205,7 @@ void WorkerSinkTask::iteration() {
     return;
   }
   batch_.clear();
+  put_started_ = now;
   if (!poll(batch_)) {
     listener_.task_caught_up(index_);
     if (status_ == TaskStatus::RUNNING && !joining_ && !in_put_) wait_for_data();
@@ -210,8 +217,18 @@ void WorkerSinkTask::iteration() {
 
 void WorkerSinkTask::redeliver() {
   ++counters_.redeliveries;
+  if (auto* t = sim_.trace()) {
+    std::string ranges;
+    for (const auto& pb : batch_) {
+      ranges += (ranges.empty() ? "" : ", ") + std::string("p") + std::to_string(pb.partition) + " [" +
+                std::to_string(pb.offsets.min) + ", " + std::to_string(pb.offsets.max) + "]";
+    }
+    t->story(sim_.now(), name_, "redelivery",
+             name_ + " puts the same batch again after the RetriableException (" + ranges + ")");
+  }
   for (auto& pb : batch_) pb.tag = ledger::InsertTag::REDELIVERY;
   in_put_ = true;
+  put_started_ = sim_.now();
   connector_.put(batch_);
 }
 
@@ -252,16 +269,30 @@ void WorkerSinkTask::wait_for_data() {
 
 void WorkerSinkTask::commit_offsets() {
   ++counters_.commits;
+  if (auto* t = sim_.trace(); t && t->detail_at(sim_.now()) && !partitions_.empty()) {
+    nlohmann::json offsets = nlohmann::json::object();
+    for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
+      offsets[std::to_string(partitions_[slot])] = put_position_[slot];
+    }
+    t->instant(sim_.now(), name_, "commit", {{"offsets", offsets}});
+  }
   for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
     const int p = partitions_[slot];
     PIPESIM_INVARIANT(put_position_[slot] <= position_[slot], "commit beyond the consumed position");
     PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p), "committed offset would move backwards");
-    group_.commit(p, put_position_[slot]);
+    group_.commit(p, put_position_[slot], sim_.now());
   }
 }
 
 void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure failure) {
   in_put_ = false;
+  if (auto* t = sim_.trace(); t && t->detail_at(sim_.now())) {
+    nlohmann::json ranges = nlohmann::json::array();
+    for (const auto& pb : batch_) ranges.push_back({pb.partition, pb.offsets.min, pb.offsets.max});
+    static const char* kOutcome[] = {"returned", "retriable", "failed"};
+    t->span(put_started_, sim_.now() - put_started_, name_, "put",
+            {{"batch", ranges}, {"outcome", kOutcome[static_cast<int>(outcome)]}});
+  }
   switch (outcome) {
     case sink::PutOutcome::RETURNED:
       for (const auto& pb : batch_) {

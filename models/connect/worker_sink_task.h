@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/broker/partition_log.h"
@@ -64,6 +65,9 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
                  TaskCounters& counters, TaskListener& listener);
 
   [[nodiscard]] int index() const { return index_; }
+  [[nodiscard]] const std::string& name() const override { return name_; }
+  // Just past the last record of `partition` whose put() returned (-1 if not owned).
+  [[nodiscard]] std::int64_t put_position_of(int partition) const;
   [[nodiscard]] TaskStatus status() const { return status_; }
   [[nodiscard]] bool joining() const { return joining_; }
   [[nodiscard]] const std::vector<int>& partitions() const { return partitions_; }
@@ -91,6 +95,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void handle(const sim::Event& event) override;
   // sink::SinkTaskHost
   [[nodiscard]] sim::Time now() const override { return sim_.now(); }
+  [[nodiscard]] sim::Trace* trace() const override { return sim_.trace(); }
   void schedule_step(sim::Time delay) override;
   void put_finished(sink::PutOutcome outcome, sink::PutFailure failure) override;
 
@@ -114,6 +119,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
 
   sim::Simulation& sim_;
   int index_;
+  std::string name_;
   ConnectOptions options_;
   ConsumerGroup& group_;
   const std::vector<broker::PartitionLog>& logs_;
@@ -134,6 +140,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   std::size_t cursor_ = 0;  // poll starts with this partition (rotating order)
 
   std::vector<sink::PartitionBatch> batch_;
+  sim::Time put_started_{};
   bool in_put_ = false;
   bool paused_for_redelivery_ = false;
   bool ready_ = false;         // an iteration may run now

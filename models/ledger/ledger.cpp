@@ -103,7 +103,26 @@ EntryPoint attribute(const RowRange& first_row, const RowRange& row, bool copy_s
 
 }  // namespace
 
-void Ledger::settle_partition(const PartitionFates& p, Settlement& s) const {
+namespace {
+
+void add_group(std::vector<FateGroup>* groups, int partition, std::int64_t lo, std::int64_t length,
+               const std::string& fate, const std::string& detail, std::int64_t rows) {
+  if (groups == nullptr) return;
+  if (!groups->empty()) {
+    FateGroup& last = groups->back();
+    if (last.partition == partition && last.ids.end() == lo && last.fate == fate &&
+        last.detail == detail && last.rows_per_id == rows) {
+      last.ids.count += length;
+      return;
+    }
+  }
+  groups->push_back(FateGroup{partition, IdRange{lo, length}, fate, detail, rows});
+}
+
+}  // namespace
+
+void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement& s,
+                              std::vector<FateGroup>* groups) const {
   std::vector<std::int64_t> bounds = {0, p.produced};
   for (const auto& r : p.rows) {
     bounds.push_back(r.ids.first);
@@ -170,30 +189,36 @@ void Ledger::settle_partition(const PartitionFates& p, Settlement& s) const {
       std::sort(ordered.begin(), ordered.end(), [](const RowRange* a, const RowRange* b) {
         return a->insert_serial < b->insert_serial;
       });
+      std::string entries;
       for (std::size_t i = 1; i < ordered.size(); ++i) {
         const bool seen = std::any_of(ordered.begin(), ordered.begin() + static_cast<long>(i),
                                       [&](const RowRange* earlier) {
                                         return earlier->segment_uid == ordered[i]->segment_uid;
                                       });
-        s.duplicates_by_entry[static_cast<int>(attribute(*ordered[0], *ordered[i], seen))] += length;
+        const EntryPoint e = attribute(*ordered[0], *ordered[i], seen);
+        s.duplicates_by_entry[static_cast<int>(e)] += length;
+        if (groups) entries += (entries.empty() ? "" : ", ") + std::string(to_string(e));
       }
+      add_group(groups, partition, lo, length, "duplicated", entries, n);
     } else if (dlq_sends > 0 || !active_marks.empty()) {
       LossCause cause = dlq_sends > 0 ? LossCause::DLQ_ONLY : LossCause::COUNT;
       for (const auto& m : active_marks) cause = std::min(cause, m.cause);
       s.lost += length;
       s.lost_by_cause[static_cast<int>(cause)] += length;
+      add_group(groups, partition, lo, length, "lost", std::string(to_string(cause)), 0);
     } else {
       s.pending += length;
+      add_group(groups, partition, lo, length, "pending", "", 0);
     }
   }
   PIPESIM_INVARIANT(classified == p.produced, "not every produced id was classified");
 }
 
-Settlement Ledger::settle() const {
+Settlement Ledger::settle(std::vector<FateGroup>* groups) const {
   Settlement s;
-  for (const auto& p : partitions_) {
-    s.produced += p.produced;
-    settle_partition(p, s);
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    s.produced += partitions_[i].produced;
+    settle_partition(static_cast<int>(i), partitions_[i], s, groups);
   }
   PIPESIM_INVARIANT(s.ok + s.duplicated + s.lost + s.pending == s.produced,
                     "conservation: ok + duplicated + lost + pending != produced");

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/ledger/copy_cause.h"
@@ -54,6 +55,16 @@ struct Settlement {
   std::int64_t dlq_records_missing = 0;
 };
 
+// A run of consecutive ids of one partition that share their terminal class
+// (for `pipesim explain`): "records [6000, 9099] of partition 0 written twice".
+struct FateGroup {
+  int partition = 0;
+  IdRange ids;
+  std::string fate;    // "duplicated", "lost", "pending"
+  std::string detail;  // entry point(s) of the extra rows, or the loss cause
+  std::int64_t rows_per_id = 0;
+};
+
 class Ledger {
  public:
   explicit Ledger(int partitions);
@@ -73,7 +84,7 @@ class Ledger {
 
   // Classifies every produced id; checks conservation (throws
   // sim::InvariantViolation on a violation).
-  [[nodiscard]] Settlement settle() const;
+  [[nodiscard]] Settlement settle(std::vector<FateGroup>* groups = nullptr) const;
 
  private:
   struct PartitionFates {
@@ -82,7 +93,8 @@ class Ledger {
     std::vector<IdRange> dlq;
     std::vector<Mark> marks;
   };
-  void settle_partition(const PartitionFates& p, Settlement& s) const;
+  void settle_partition(int partition, const PartitionFates& p, Settlement& s,
+                        std::vector<FateGroup>* groups) const;
 
   std::vector<PartitionFates> partitions_;
   std::int64_t rows_recorded_ = 0;

@@ -15,6 +15,7 @@
 #include "models/producer/producer.h"
 #include "models/sink/sink_counters.h"
 #include "models/workload/workload.h"
+#include "sim/config/duration.h"
 #include "sim/engine/fault_schedule.h"
 #include "sim/engine/simulation.h"
 
@@ -47,6 +48,9 @@ class Run final : public sim::Component {
                   [this](int p) { on_append(p); }),
         id_(sim_.add_component(this)) {}
 
+  void set_trace(sim::Trace* trace) { sim_.set_trace(trace); }
+  [[nodiscard]] std::vector<ledger::FateGroup>& groups() { return groups_; }
+
   sim::Metrics execute() {
     const sim::Time end_of_faults = config_.run.duration;
     schedule_ = sim::build_fault_schedule(config_.faults, seed_, end_of_faults,
@@ -68,6 +72,7 @@ class Run final : public sim::Component {
       return;
     }
     ++faults_fired_[spec.kind];
+    if (auto* t = sim_.trace()) trace_fault(*t, spec, f);
     if (spec.kind == "worker_crash") episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_);
     if (spec.kind == "rebalance" || spec.kind == "task_restart") {
       episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_);
@@ -115,18 +120,33 @@ class Run final : public sim::Component {
     // (faults_not_modelled()): reports say so.
   }
 
+  void trace_fault(sim::Trace& t, const sim::FaultSpec& spec, const sim::FaultOccurrence& f) {
+    std::string text = "fault " + spec.kind;
+    if (!f.target.empty()) text += " on " + f.target;
+    if (f.duration.us > 0) text += " for " + sim::format_duration(f.duration);
+    for (const auto& [k, v] : spec.params.items()) text += ", " + k + "=" + v.dump();
+    t.story(sim_.now(), "faults", spec.kind, text, {{"target", f.target}});
+    if (f.duration.us > 0) t.span(sim_.now(), f.duration, "faults", spec.kind, {{"target", f.target}});
+  }
+
   void end_fault(const sim::FaultSpec& spec) {
     if (spec.kind == "keeper_backlog") keeper_.set_degradation(sim_.now(), 1.0, 0.0);
   }
 
   void on_append(int p) {
     const auto& log = logs_[static_cast<std::size_t>(p)];
-    max_lag_ = std::max(max_lag_, log.log_end_offset() - cluster_.group().committed(p));
+    const std::int64_t lag = log.log_end_offset() - cluster_.group().committed(p);
+    max_lag_ = std::max(max_lag_, lag);
+    if (auto* t = sim_.trace(); t && t->detail_at(sim_.now())) {
+      const std::string partition = "partition-" + std::to_string(p);
+      t->instant(sim_.now(), "producer", "append", {{"partition", p}, {"log_end_offset", log.log_end_offset()}});
+      t->counter(sim_.now(), partition, "lag_records", static_cast<double>(lag));
+    }
     cluster_.on_data(p);
   }
 
   sim::Metrics collect() {
-    const ledger::Settlement s = ledger_.settle();
+    const ledger::Settlement s = ledger_.settle(sim_.trace() ? &groups_ : nullptr);
     std::map<std::string, double> v;
     v["records_produced"] = static_cast<double>(s.produced);
     v["kafka_records"] = static_cast<double>(producer_.counters().kafka_records);
@@ -207,6 +227,7 @@ class Run final : public sim::Component {
   std::map<std::string, std::int64_t> faults_fired_;
   DisruptionEpisodes episodes_;
   std::int64_t max_lag_ = 0;
+  std::vector<ledger::FateGroup> groups_;
 };
 
 }  // namespace
@@ -214,6 +235,15 @@ class Run final : public sim::Component {
 sim::Metrics run_scenario(const Config& config, std::uint64_t seed) {
   auto run = std::make_unique<Run>(config, seed);
   return run->execute();
+}
+
+TracedRun run_scenario_traced(const Config& config, std::uint64_t seed, sim::Trace& trace) {
+  auto run = std::make_unique<Run>(config, seed);
+  run->set_trace(&trace);
+  TracedRun result;
+  result.metrics = run->execute();
+  result.groups = std::move(run->groups());
+  return result;
 }
 
 }  // namespace pipesim::pipeline

@@ -6,12 +6,22 @@
 
 #include <cstdint>
 
+#include "models/ledger/ledger.h"
 #include "models/pipeline/config.h"
+#include "sim/engine/trace.h"
 #include "sim/experiment/metrics.h"
 
 namespace pipesim::pipeline {
 
 // Throws sim::InvariantViolation when a model breaks an invariant.
 sim::Metrics run_scenario(const Config& config, std::uint64_t seed);
+
+// The same run, recording its story and timeline into `trace`, and the
+// terminal class of every group of records (for explain).
+struct TracedRun {
+  sim::Metrics metrics;
+  std::vector<ledger::FateGroup> groups;
+};
+TracedRun run_scenario_traced(const Config& config, std::uint64_t seed, sim::Trace& trace);
 
 }  // namespace pipesim::pipeline

@@ -1,5 +1,6 @@
 #include "models/sink/clickhouse_sink_task.h"
 
+#include "models/sink/decide_cases.h"
 #include "models/sink/partition_order.h"
 #include "sim/engine/invariant.h"
 
@@ -184,7 +185,22 @@ void ClickHouseSinkTask::fail(PutFailure failure) {
   host_.put_finished(PutOutcome::FAILED, failure);
 }
 
+namespace {
+
+std::string range_text(OffsetRange r) {
+  return "[" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]";
+}
+
+}  // namespace
+
 void ClickHouseSinkTask::throw_non_retriable(DecisionError error) {
+  if (auto* t = host_.trace()) {
+    const PartitionBatch& pb = batch_[index_];
+    const DecideCase c{state_->get(pb.partition), pb.offsets, tolerate_state_mismatch_, true};
+    t->story(host_.now(), host_.name(), std::string(to_string(error)),
+             host_.name() + ", partition " + std::to_string(pb.partition) + ": " + explain_decision(c, decision_),
+             {{"partition", pb.partition}, {"batch", {pb.offsets.min, pb.offsets.max}}});
+  }
   switch (error) {
     case DecisionError::AFTER_PROCESSING_STATE_MISMATCH: ++deps_.counters->state_mismatch_throws; break;
     case DecisionError::BEFORE_PROCESSING_STATE_CONTAINS: ++deps_.counters->state_contains_throws; break;
@@ -205,6 +221,13 @@ void ClickHouseSinkTask::throw_non_retriable(DecisionError error) {
 }
 
 void ClickHouseSinkTask::report(int partition, OffsetRange records) {
+  if (auto* t = host_.trace()) {
+    const bool has_dlq = !deps_.options->errors_deadletterqueue_topic_name.empty();
+    t->story(host_.now(), host_.name(), has_dlq ? "dlq" : "dropped",
+             host_.name() + ": offsets " + range_text(records) + " of partition " + std::to_string(partition) +
+                 (has_dlq ? " sent to the DLQ " + deps_.options->errors_deadletterqueue_topic_name
+                          : " skipped: no DLQ keeps them"));
+  }
   pieces_.clear();
   (*deps_.logs)[static_cast<std::size_t>(partition)].translate(records.min, records.max, pieces_);
   const bool has_dlq = !deps_.options->errors_deadletterqueue_topic_name.empty();

@@ -22,6 +22,7 @@
 #include "models/sink/sink_counters.h"
 #include "models/sink/sink_state.h"
 #include "sim/engine/time.h"
+#include "sim/engine/trace.h"
 
 namespace pipesim::sink {
 
@@ -45,6 +46,8 @@ class SinkTaskHost {
  public:
   virtual ~SinkTaskHost() = default;
   [[nodiscard]] virtual sim::Time now() const = 0;
+  [[nodiscard]] virtual const std::string& name() const = 0;  // "task-3"
+  [[nodiscard]] virtual sim::Trace* trace() const = 0;
   // Calls back step() after `delay` unless the task dies first.
   virtual void schedule_step(sim::Time delay) = 0;
   // put() has ended; may be called from within put().

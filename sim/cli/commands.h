@@ -17,5 +17,7 @@ Command register_decide(CLI::App& app);
 Command register_compare(CLI::App& app);
 Command register_check(CLI::App& app);
 Command register_lint(CLI::App& app);
+Command register_explain(CLI::App& app);
+Command register_trace(CLI::App& app);
 
 }  // namespace pipesim::cli

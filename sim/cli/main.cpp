@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command compare = pipesim::cli::register_compare(app);
   const pipesim::cli::Command check = pipesim::cli::register_check(app);
   const pipesim::cli::Command lint = pipesim::cli::register_lint(app);
+  const pipesim::cli::Command explain = pipesim::cli::register_explain(app);
+  const pipesim::cli::Command trace = pipesim::cli::register_trace(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -36,6 +38,8 @@ int main(int argc, char** argv) {
     if (name == "compare") return compare();
     if (name == "check") return check();
     if (name == "lint") return lint();
+    if (name == "explain") return explain();
+    if (name == "trace") return trace();
   }
   return 2;
 }

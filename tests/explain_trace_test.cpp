@@ -1,0 +1,109 @@
+// explain (the story of a run) and trace (its Chrome trace-event timeline).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+#include <string>
+
+#include "models/pipeline/config.h"
+#include "models/pipeline/scenario.h"
+#include "sim/report/chrome_trace.h"
+
+namespace pipesim::pipeline {
+namespace {
+
+Config lab(const std::string& name) {
+  const char* root = std::getenv("PIPESIM_SOURCE_DIR");
+  return load_config(read_config_file(std::string(root ? root : ".") + "/configs/lab/" + name));
+}
+
+std::vector<std::string> story(const sim::Trace& trace) {
+  std::vector<std::string> lines;
+  for (const auto& r : trace.records()) {
+    if (!r.story.empty()) lines.push_back(sim::format_clock(r.at) + " " + r.story);
+  }
+  return lines;
+}
+
+// The position of the first line containing `text`, or -1.
+int find(const std::vector<std::string>& lines, const std::string& text) {
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find(text) != std::string::npos) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+TEST(Explain, TellsTheCrashToStateMismatchChainInOrder) {
+  sim::Trace trace(false);
+  const TracedRun run = run_scenario_traced(lab("crash_exactly_once_mismatch.json"), 1, trace);
+  const auto lines = story(trace);
+  // By hand (see scenario_test): killed at 90.5 s with the last commit at
+  // offset 6000 (at 60 s) and 3100 records put since; evicted at 135.5 s;
+  // reassigned at 136.0 s reading from 6000; State MISMATCH; FAILED.
+  const int killed = find(lines, "00:01:30.500 worker-0 killed (kill -9): nothing is committed; partition 0 "
+                                 "(task-0): last commit at offset 6000 (00:01:00.000), 3100 records put since");
+  const int evicted = find(lines, "00:02:15.500 the group coordinator evicts");
+  const int reads = find(lines, "00:02:16.000 rebalance of connect-clickhouse-sink done: task-0 reads p0@6000");
+  const int mismatch = find(lines, "batch [6000,6499] lies entirely before the stored range [9000,9099]");
+  const int failed = find(lines, "task-0 FAILED (AFTER_PROCESSING_STATE_MISMATCH, partition 0)");
+  ASSERT_GE(killed, 0);
+  EXPECT_LT(killed, evicted);
+  EXPECT_LT(evicted, reads);
+  EXPECT_LT(reads, mismatch);
+  EXPECT_LT(mismatch, failed);
+  // The outcome groups: everything after offset 9099 is pending.
+  ASSERT_EQ(run.groups.size(), 1u);
+  EXPECT_EQ(run.groups[0].fate, "pending");
+  EXPECT_EQ(run.groups[0].ids.first, 9100);
+  EXPECT_EQ(run.groups[0].ids.count, 360000 - 9100);
+}
+
+TEST(Explain, GroupsDuplicatesWithTheirEntryPoint) {
+  sim::Trace trace(false);
+  const TracedRun run = run_scenario_traced(lab("runbook_delete_state_row.json"), 1, trace);
+  ASSERT_EQ(run.groups.size(), 1u);
+  EXPECT_EQ(run.groups[0].fate, "duplicated");
+  EXPECT_EQ(run.groups[0].ids.first, 6000);
+  EXPECT_EQ(run.groups[0].ids.count, 3100);
+  EXPECT_EQ(run.groups[0].detail, "state_reset");
+  EXPECT_GE(find(story(trace), "the restart failed again: the operator applies delete_state_row for task-0"), 0);
+}
+
+TEST(Explain, TracingDoesNotChangeTheRun) {
+  const Config c = lab("crash_exactly_once_dlq.json");
+  sim::Trace trace(true);
+  const TracedRun traced = run_scenario_traced(c, 3, trace);
+  const sim::Metrics plain = run_scenario(c, 3);
+  ASSERT_EQ(traced.metrics.size(), plain.size());
+  for (std::size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(traced.metrics[i].value, plain[i].value) << plain[i].name;
+}
+
+TEST(Trace, ChromeTraceParsesAndHoldsTheExpectedTracks) {
+  sim::Trace trace(true, sim::Time{0}, sim::Time::minutes(10));
+  run_scenario_traced(lab("crash_exactly_once_dlq.json"), 1, trace);
+  const auto json = nlohmann::json::parse(sim::chrome_trace_json(trace, "test"));
+  std::set<std::string> tracks;
+  std::set<std::string> phases;
+  bool keeper_counter = false, put_span = false;
+  for (const auto& e : json["traceEvents"]) {
+    phases.insert(e["ph"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "C" && e["name"] == "in_flight") keeper_counter = true;
+    if (e["ph"] == "X" && e["name"] == "put") put_span = e.contains("dur") && e["dur"].get<std::int64_t>() > 0;
+  }
+  for (const char* t : {"faults", "producer", "partition-0", "task-0", "inserts", "keeper", "connect"}) {
+    EXPECT_TRUE(tracks.count(t)) << t;
+  }
+  EXPECT_TRUE(keeper_counter);
+  EXPECT_TRUE(put_span);
+  EXPECT_TRUE(phases.count("i"));
+  // Detail stops at 10 min; story sentences (instant events) are kept throughout.
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "X" || e["ph"] == "C") {
+      EXPECT_LE(e["ts"].get<std::int64_t>(), sim::Time::minutes(10).us);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::pipeline
