@@ -29,6 +29,7 @@ struct GridPoint {
 const GridPoint kGrid[] = {
     {100, 5, 100},    {100, 60, 500},    {500, 30, 1000},  {1000, 10, 2000},
     {1000, 60, 500},  {2000, 600, 2000}, {5000, 20, 1000}, {20000, 300, 2000},
+    {100, 10, 500},   {50, 10, 400},
 };
 
 // For duplicates per crash the high-rate point has a short commit interval:
