@@ -294,6 +294,16 @@ void ConnectCluster::set_tolerate_state_mismatch(bool on) {
   for (auto& t : tasks_) t->connector().set_tolerate_state_mismatch(on);
 }
 
+bool ConnectCluster::healthy() const {
+  for (const auto& t : tasks_) {
+    if (t->status() != TaskStatus::RUNNING) return false;
+  }
+  for (const int f : failures_since_progress_) {
+    if (f > 0) return false;
+  }
+  return true;
+}
+
 sim::Time ConnectCluster::downtime(sim::Time now) const {
   sim::Time total = counters_.downtime;
   for (const auto& t : tasks_) total += t->down_for(now);

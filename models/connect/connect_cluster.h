@@ -66,6 +66,8 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   [[nodiscard]] const ConsumerGroup& group() const { return group_; }
   [[nodiscard]] const std::vector<std::unique_ptr<WorkerSinkTask>>& tasks() const { return tasks_; }
   [[nodiscard]] int worker_of(int task) const { return worker_of_[static_cast<std::size_t>(task)]; }
+  // Every task running and none failing since its last progress.
+  [[nodiscard]] bool healthy() const;
   // Time tasks spent FAILED or down, including those still down at `now`.
   [[nodiscard]] sim::Time downtime(sim::Time now) const;
 

@@ -1,7 +1,11 @@
 // Which disruptions end in a connector stop (SPEC §1, question 2): each
-// worker crash, or rebalance / task restart, opens an episode that lasts
-// until the next one; it "ends in State MISMATCH" (or CONTAINS, or ERROR
-// State) if the connector threw that at least once during the episode.
+// worker crash, or rebalance / task restart, that finds the connector
+// healthy (every task running, none failing since its last progress) opens
+// an episode that lasts until the next such one; it "ends in State
+// MISMATCH" (or CONTAINS, or ERROR State) if the connector threw that at
+// least once during the episode. A disruption that comes while the connector
+// is still down or failing from an earlier one joins that episode: its stops
+// are the earlier disruption's doing, and it is not a trial of its own.
 // Summed over seeds these give the proportions that `pipesim check`
 // estimates with Wilson intervals (state_mismatch_per_crash, ...).
 #pragma once
@@ -18,8 +22,10 @@ class DisruptionEpisodes {
  public:
   enum Kind : std::uint8_t { CRASH = 0, REBALANCE = 1 };
 
-  // A disruption of `kind` starts now; closes the episode before it.
-  void begin(Kind kind, const sink::SinkCounters& counters) {
+  // A disruption of `kind` starts now; closes the episode before it if the
+  // connector is `healthy`, else joins the open episode.
+  void begin(Kind kind, const sink::SinkCounters& counters, bool healthy) {
+    if (open_ && !healthy) return;
     close(counters);
     open_ = true;
     kind_ = kind;

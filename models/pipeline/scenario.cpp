@@ -73,9 +73,9 @@ class Run final : public sim::Component {
     }
     ++faults_fired_[spec.kind];
     if (auto* t = sim_.trace()) trace_fault(*t, spec, f);
-    if (spec.kind == "worker_crash") episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_);
+    if (spec.kind == "worker_crash") episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_, cluster_.healthy());
     if (spec.kind == "rebalance" || spec.kind == "task_restart") {
-      episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_);
+      episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_, cluster_.healthy());
     }
     start_fault(spec, f);
     if (f.duration.us > 0) sim_.schedule_in(f.duration, id_, kFaultEnd, e.arg);
