@@ -93,9 +93,15 @@ int execute(const CompareArgs& args) {
     const sim::SummaryStats d = sim::paired_difference(va, vb);
     const double mean_a = sim::summarize(va).mean, mean_b = sim::summarize(vb).mean;
     std::string verdict = "indistinguishable";
-    if (d.n > 1 && d.ci_hi < 0) verdict = "B is better (lower)";
-    if (d.n > 1 && d.ci_lo > 0) verdict = "B is worse (higher)";
-    if (d.n > 1 && d.stddev == 0 && d.mean == 0) verdict = "identical";
+    if (d.stddev == 0 && d.mean == 0) {
+      verdict = "identical";
+    } else if (d.n < 2) {
+      verdict = d.mean < 0 ? "B lower (1 seed: no interval)" : "B higher (1 seed: no interval)";
+    } else if (d.ci_hi < 0) {
+      verdict = "B is better (lower)";
+    } else if (d.ci_lo > 0) {
+      verdict = "B is worse (higher)";
+    }
     metrics[name] = {{"a_mean", mean_a}, {"b_mean", mean_b}, {"difference", d.mean},
                      {"ci95", {d.ci_lo, d.ci_hi}}, {"verdict", verdict}};
     const std::string ci = "[" + sim::format_number(d.ci_lo) + ", " + sim::format_number(d.ci_hi) + "]";
