@@ -14,5 +14,7 @@ using Command = std::function<int()>;
 Command register_run(CLI::App& app);
 Command register_validate(CLI::App& app);
 Command register_decide(CLI::App& app);
+Command register_sweep(CLI::App& app);
+Command register_merge(CLI::App& app);
 
 }  // namespace pipesim::cli

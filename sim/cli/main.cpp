@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command run = pipesim::cli::register_run(app);
   const pipesim::cli::Command validate = pipesim::cli::register_validate(app);
   const pipesim::cli::Command decide = pipesim::cli::register_decide(app);
+  const pipesim::cli::Command sweep = pipesim::cli::register_sweep(app);
+  const pipesim::cli::Command merge = pipesim::cli::register_merge(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
     if (name == "run") return run();
     if (name == "validate") return validate();
     if (name == "decide") return decide();
+    if (name == "sweep") return sweep();
+    if (name == "merge") return merge();
   }
   return 2;
 }
