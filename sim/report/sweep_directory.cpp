@@ -26,6 +26,8 @@ struct Layout {
   bool per_seed = false;
 };
 
+bool is_count(const Json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
+
 // Reads the fields the directory needs; `where` names the manifest in errors.
 Layout layout_of(const Json& m, const std::string& where) {
   const auto bad = [&where](const std::string& what) {
@@ -33,18 +35,18 @@ Layout layout_of(const Json& m, const std::string& where) {
   };
   Layout l;
   if (!m.is_object()) throw bad("expected a JSON object");
-  if (!m.contains("points") || !m["points"].is_number_unsigned()) throw bad("no \"points\" count");
+  if (!m.contains("points") || !is_count(m["points"])) throw bad("no \"points\" count");
   l.total_points = m["points"].get<std::size_t>();
   if (!m.contains("seeds") || !m["seeds"].is_object() || !m["seeds"].contains("count") ||
-      !m["seeds"]["count"].is_number_unsigned()) {
+      !is_count(m["seeds"]["count"])) {
     throw bad("no \"seeds\": {\"count\"}");
   }
   l.seeds = m["seeds"]["count"].get<std::uint64_t>();
   l.per_seed = m.contains("per_seed") && m["per_seed"].is_boolean() && m["per_seed"].get<bool>();
   if (m.contains("shard")) {
     const Json& s = m["shard"];
-    if (!s.is_object() || !s.contains("index") || !s.contains("count") || !s["index"].is_number_unsigned() ||
-        !s["count"].is_number_unsigned() || s["index"].get<std::uint64_t>() < 1 ||
+    if (!s.is_object() || !s.contains("index") || !s.contains("count") || !is_count(s["index"]) ||
+        !is_count(s["count"]) || s["index"].get<std::uint64_t>() < 1 ||
         s["index"].get<std::uint64_t>() > s["count"].get<std::uint64_t>()) {
       throw bad("bad \"shard\"");
     }
