@@ -219,7 +219,7 @@ fi
 run "$PIPESIM" sweep "${LONG[@]}" --threads 1 --out "$TMP/whole"
 same_files "sweep --resume after kill -9: files identical to an uninterrupted run" "$TMP/killed" "$TMP/whole"
 run "$PIPESIM" sweep "${LONG[@]}" --out "$TMP/whole" --resume
-if [ "$RC" -eq 0 ] && grep -q "(0 run now" "$ERR"; then pass "sweep --resume of a finished sweep runs nothing"
+if [ "$RC" -eq 0 ] && grep -q "(0 points run now" "$ERR"; then pass "sweep --resume of a finished sweep runs nothing"
 else fail "sweep --resume of a finished sweep runs nothing" "$(show)"; fi
 same_files "sweep --resume of a finished sweep changes nothing" "$TMP/killed" "$TMP/whole"
 

@@ -231,7 +231,7 @@ int execute(const SweepArgs& a) {
             << (plan.shard.count > 1 ? " (shard " + a.shard + " of " + std::to_string(plan.grid.point_count()) +
                                            " points)"
                                      : "")
-            << " in " << a.out << " (" << todo << " run now, " << took << ")\n";
+            << " in " << a.out << " (" << todo << " points run now, " << took << ")\n";
   return 0;
 }
 
