@@ -27,7 +27,9 @@ class TempDir {
     path_ = ::mkdtemp(pattern.data());
   }
   ~TempDir() { fs::remove_all(path_); }
-  [[nodiscard]] std::string operator/(const std::string& name) const { return (fs::path(path_) / name).string(); }
+  [[nodiscard]] std::string operator/(const std::string& name) const {
+    return (fs::path(path_) / name).string();
+  }
 
  private:
   std::string path_;
@@ -73,7 +75,8 @@ TEST(SweepOutput, CsvNumbersReadBackAsTheSameDouble) {
   EXPECT_EQ(csv_number(200000000.0), "200000000");  // not 2e+08
   EXPECT_EQ(csv_number(-2.5), "-2.5");
   EXPECT_EQ(csv_number(0.1), "0.1");
-  EXPECT_EQ(csv_number(1.0 / 3.0), "0.3333333333333333");  // 16 digits: the shortest that round-trips
+  EXPECT_EQ(csv_number(1.0 / 3.0),
+            "0.3333333333333333");  // 16 digits: the shortest that round-trips
   EXPECT_EQ(std::stod(csv_number(1.0 / 3.0)), 1.0 / 3.0);
   EXPECT_EQ(csv_number(std::nan("")), "");
 }
@@ -84,7 +87,8 @@ std::vector<MetricSummary> two_metrics(double a, double b) {
 }
 
 TEST(SweepOutput, PointLineAndCsvRow) {
-  const Json params = Json::parse(R"({"connect.max.poll.records": 200, "app.resend_policy": "a,b", "connector.exactlyOnce": true})");
+  const Json params = Json::parse(
+      R"({"connect.max.poll.records": 200, "app.resend_policy": "a,b", "connector.exactlyOnce": true})");
   const std::string line = point_line(3, params, "00ff", 1, 2, two_metrics(10, 7));
   // t(0.975, 1) = 12.706...; half width = t * sqrt(2) / sqrt(2) = t.
   const double t = student_t_quantile(0.975, 1);
@@ -101,15 +105,18 @@ TEST(SweepOutput, PointLineAndCsvRow) {
   const std::string header =
       "point,connect.max.poll.records,app.resend_policy,connector.exactlyOnce,config_digest,"
       "dups_mean,dups_stddev,dups_ci95_lo,dups_ci95_hi,dups_p50,dups_p95,dups_p99,"
-      "lag.max_mean,lag.max_stddev,lag.max_ci95_lo,lag.max_ci95_hi,lag.max_p50,lag.max_p95,lag.max_p99\n";
+      "lag.max_mean,lag.max_stddev,lag.max_ci95_lo,lag.max_ci95_hi,lag.max_p50,lag.max_p95,lag.max_"
+      "p99\n";
   // dups: 9, 11 -> p50 10, p95 = 9 + 2 * 0.95 = 10.9, p99 = 10.98; the CI is clipped at 0 below.
   const std::string row = "3,200,\"a,b\",true,00ff,10," + csv_number(std::sqrt(2.0)) + ",0," +
-                          csv_number(10 + t) + ",10," + csv_number(9 + 2 * 0.95) + "," + csv_number(9 + 2 * 0.99) + ",7,0,7,7,7,7,7\n";
+                          csv_number(10 + t) + ",10," + csv_number(9 + 2 * 0.95) + "," +
+                          csv_number(9 + 2 * 0.99) + ",7,0,7,7,7,7,7\n";
   EXPECT_EQ(csv, header + row);
 }
 
 // A small sweep's manifest and lines, made by hand.
-Json manifest_of(std::size_t points, bool per_seed, std::uint64_t shard = 0, std::uint64_t shards = 0) {
+Json manifest_of(std::size_t points, bool per_seed, std::uint64_t shard = 0,
+                 std::uint64_t shards = 0) {
   Json m;
   m["pipesim_version"] = "test";
   m["grid"] = {{"k.x", {1, 2, 3, 4, 5}}};
@@ -122,10 +129,14 @@ Json manifest_of(std::size_t points, bool per_seed, std::uint64_t shard = 0, std
 
 Json params_of(std::size_t p) { return Json{{"k.x", p + 1}}; }
 
-std::string line_of(std::size_t p) { return point_line(p, params_of(p), "d", 1, 2, two_metrics(p, 2 * p)); }
+std::string line_of(std::size_t p) {
+  return point_line(p, params_of(p), "d", 1, 2, two_metrics(p, 2 * p));
+}
 
 std::string seeds_of(std::size_t p) {
-  return seed_lines(p, params_of(p), 1, {{{"dups", p - 1.0}, {"lag.max", 2.0 * p}}, {{"dups", p + 1.0}, {"lag.max", 2.0 * p}}});
+  return seed_lines(
+      p, params_of(p), 1,
+      {{{"dups", p - 1.0}, {"lag.max", 2.0 * p}}, {{"dups", p + 1.0}, {"lag.max", 2.0 * p}}});
 }
 
 void run_points(SweepDirectory& d, std::size_t from, std::size_t to) {
@@ -176,13 +187,15 @@ TEST(SweepDirectory, RefusesToOverwriteOrToResumeAnotherSweep) {
     SweepDirectory again(t / "s", manifest_of(5, false), false);
     FAIL();
   } catch (const SweepFileError& e) {
-    EXPECT_NE(std::string(e.what()).find("already holds a sweep (sweep.json): pass --resume"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("already holds a sweep (sweep.json): pass --resume"),
+              std::string::npos);
   }
   try {
     SweepDirectory other(t / "s", manifest_of(5, true), true);
     FAIL();
   } catch (const SweepFileError& e) {
-    EXPECT_NE(std::string(e.what()).find("holds a different sweep (its sweep.json differs in \"per_seed\")"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "holds a different sweep (its sweep.json differs in \"per_seed\")"),
               std::string::npos);
   }
   // --resume on a directory without a sweep starts one.
@@ -199,7 +212,9 @@ TEST(SweepDirectory, ResumeRejectsLinesOfOtherPoints) {
     SweepDirectory d(t / "s", manifest_of(5, false, 1, 2), true);
     FAIL();
   } catch (const SweepFileError& e) {
-    EXPECT_NE(std::string(e.what()).find("line 2 holds point 1, expected point 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("line 2 holds point 1, expected point 2"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -221,7 +236,8 @@ TEST(SweepMerge, ShardsJoinIntoTheUnshardedFiles) {
   EXPECT_EQ(files_of(t / "merged"), files_of(t / "whole"));
 }
 
-void expect_merge_error(const std::vector<std::string>& dirs, const std::string& out, const std::string& want) {
+void expect_merge_error(const std::vector<std::string>& dirs, const std::string& out,
+                        const std::string& want) {
   try {
     merge_sweep_shards(dirs, out);
     FAIL() << "merged";
@@ -239,9 +255,11 @@ TEST(SweepMerge, NamesMissingDuplicateUnfinishedAndForeignShards) {
   { SweepDirectory other(t / "other", manifest_of(4, false, 2, 2), false); }
   expect_merge_error({t / "s1"}, t / "m", "shard 2/2 is missing");
   expect_merge_error({t / "s1", t / "s1"}, t / "m", "shard 1/2 is given twice");
-  expect_merge_error({t / "s1", t / "s2"}, t / "m", "shard 2/2 in " + (t / "s2") + " is unfinished: 1 of 2 points");
-  expect_merge_error({t / "s1", t / "other"}, t / "m", "a shard of a different sweep than " + (t / "s1") +
-                                                           " (sweep.json differs in \"points\")");
+  expect_merge_error({t / "s1", t / "s2"}, t / "m",
+                     "shard 2/2 in " + (t / "s2") + " is unfinished: 1 of 2 points");
+  expect_merge_error(
+      {t / "s1", t / "other"}, t / "m",
+      "a shard of a different sweep than " + (t / "s1") + " (sweep.json differs in \"points\")");
   expect_merge_error({t / "nothing"}, t / "m", "cannot read " + (t / "nothing/sweep.json"));
   EXPECT_FALSE(fs::exists(t / "m"));
 }

@@ -10,11 +10,14 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-SweepGrid grid_of(const std::string& text) { return SweepGrid::parse(Json::parse(text), "grid.json"); }
+SweepGrid grid_of(const std::string& text) {
+  return SweepGrid::parse(Json::parse(text), "grid.json");
+}
 
 TEST(SweepGrid, PointsAreNestedLoopsWithTheLastKeyFastest) {
   const SweepGrid g = grid_of(R"({"a.x": [1, 2], "b.y": ["p", "q", "r"]})");
-  // 2 x 3 = 6 points; like `for x in [1,2]: for y in [p,q,r]`, point 4 is x=2 (4 / 3 = 1), y=q (4 % 3 = 1).
+  // 2 x 3 = 6 points; like `for x in [1,2]: for y in [p,q,r]`, point 4 is x=2 (4 / 3 = 1), y=q (4 %
+  // 3 = 1).
   ASSERT_EQ(g.point_count(), 6u);
   const auto p4 = g.point(4);
   ASSERT_EQ(p4.size(), 2u);
@@ -53,12 +56,15 @@ void expect_error(const std::string& text, const std::string& want) {
 TEST(SweepGrid, BadGridsNameTheKey) {
   expect_error(R"([1, 2])", "config error at grid.json: expected an object");
   expect_error(R"({})", "config error at grid.json: expected an object");
-  expect_error(R"({"maxpoll": [1]})", R"(config error at grid.json["maxpoll"]: expected a config key)");
-  expect_error(R"({"connect.max.poll.records": 500})",
-               R"(config error at grid.json["connect.max.poll.records"]: expected a non-empty list of values, found 500)");
+  expect_error(R"({"maxpoll": [1]})",
+               R"(config error at grid.json["maxpoll"]: expected a config key)");
+  expect_error(
+      R"({"connect.max.poll.records": 500})",
+      R"(config error at grid.json["connect.max.poll.records"]: expected a non-empty list of values, found 500)");
   expect_error(R"({"connect.max.poll.records": []})", "expected a non-empty list");
-  expect_error(R"({"connect.max.poll.records": [200, 500, 200]})",
-               R"(grid.json["connect.max.poll.records"][2]: value 200 is listed twice (also at [0]))");
+  expect_error(
+      R"({"connect.max.poll.records": [200, 500, 200]})",
+      R"(grid.json["connect.max.poll.records"][2]: value 200 is listed twice (also at [0]))");
 }
 
 TEST(Shard, ParsesKOfN) {

@@ -17,7 +17,8 @@ namespace {
 Metrics fake_run(std::size_t position, std::uint64_t seed) {
   volatile std::uint64_t spin = 0;
   for (std::uint64_t i = 0; i < ((position * 7 + seed * 13) % 5) * 20000; ++i) spin = spin + i;
-  return {{"value", static_cast<double>(position * 1000 + seed)}, {"seed", static_cast<double>(seed)}};
+  return {{"value", static_cast<double>(position * 1000 + seed)},
+          {"seed", static_cast<double>(seed)}};
 }
 
 class SweepRunnerThreads : public ::testing::TestWithParam<unsigned> {};

@@ -15,9 +15,12 @@ Command register_merge(CLI::App& app) {
     std::string out;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("merge", "join the output directories of all shards of a sweep");
+  CLI::App* cmd =
+      app.add_subcommand("merge", "join the output directories of all shards of a sweep");
   cmd->add_option("shards", args->shards, "the shard directories (any order)")->required();
-  cmd->add_option("--out", args->out, "directory for the joined sweep (as one unsharded run writes it)")->required();
+  cmd->add_option("--out", args->out,
+                  "directory for the joined sweep (as one unsharded run writes it)")
+      ->required();
   return [args] {
     try {
       sim::merge_sweep_shards(args->shards, args->out);

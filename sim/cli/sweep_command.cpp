@@ -2,13 +2,13 @@
 // each point over the same seeds, written to an output directory that
 // survives kill -9 (--resume) and splits into shards (--shard K/N, then
 // `pipesim merge`). See sim/report/sweep_directory.h for the files.
+#include <unistd.h>
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <thread>
-#include <unistd.h>
 
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/scenario.h"
@@ -48,11 +48,15 @@ OrderedJson read_ordered_json(const std::string& path) {
   return OrderedJson::parse(buffer.str());
 }
 
-std::string assignment(const std::string& key, const OrderedJson& value) { return key + "=" + value.dump(); }
+std::string assignment(const std::string& key, const OrderedJson& value) {
+  return key + "=" + value.dump();
+}
 
-std::string describe_point(std::size_t p, const std::vector<std::pair<std::string, OrderedJson>>& point) {
+std::string describe_point(std::size_t p,
+                           const std::vector<std::pair<std::string, OrderedJson>>& point) {
   std::string s = "sweep point " + std::to_string(p) + " (";
-  for (std::size_t i = 0; i < point.size(); ++i) s += (i ? ", " : "") + assignment(point[i].first, point[i].second);
+  for (std::size_t i = 0; i < point.size(); ++i)
+    s += (i ? ", " : "") + assignment(point[i].first, point[i].second);
   return s + ")";
 }
 
@@ -74,7 +78,8 @@ struct Plan {
 
 // Reads config, grid and overrides and checks every point; ConfigError otherwise.
 Plan make_plan(const SweepArgs& a) {
-  nlohmann::json raw = a.config.empty() ? nlohmann::json::object() : pipeline::read_config_file(a.config);
+  nlohmann::json raw =
+      a.config.empty() ? nlohmann::json::object() : pipeline::read_config_file(a.config);
   OrderedJson grid_json;
   std::string where;
   if (!a.grid.empty()) {
@@ -84,8 +89,9 @@ Plan make_plan(const SweepArgs& a) {
     grid_json = read_ordered_json(a.config)["sweep"];
     where = "sweep";
   } else {
-    throw sim::ConfigError("no grid: give --grid GRID.json or a \"sweep\" section in the config, e.g. "
-                           "{\"connect.max.poll.records\": [200, 500, 1000]}");
+    throw sim::ConfigError(
+        "no grid: give --grid GRID.json or a \"sweep\" section in the config, e.g. "
+        "{\"connect.max.poll.records\": [200, 500, 1000]}");
   }
   if (raw.is_object()) raw.erase("sweep");
   for (const auto& o : a.overrides) pipeline::apply_override(raw, o);
@@ -110,7 +116,8 @@ Plan make_plan(const SweepArgs& a) {
     const auto point = plan.grid.point(p);
     nlohmann::json point_raw = raw;
     try {
-      for (const auto& [key, value] : point) pipeline::apply_override(point_raw, assignment(key, value));
+      for (const auto& [key, value] : point)
+        pipeline::apply_override(point_raw, assignment(key, value));
       pipeline::Config c = pipeline::load_config(point_raw);
       if (next_mine < mine.size() && mine[next_mine] == p) {
         plan.configs.push_back(std::move(c));
@@ -157,12 +164,14 @@ int execute(const SweepArgs& a) {
       line["config_digest"] = pipeline::config_digest(plan.configs[i]);
       std::cout << line.dump() << "\n";
     }
-    std::cerr << "pipesim sweep: " << mine.size() << " of " << plan.grid.point_count() << " points x "
-              << plan.seeds << " seeds = " << mine.size() * plan.seeds << " runs (dry run: nothing ran)\n";
+    std::cerr << "pipesim sweep: " << mine.size() << " of " << plan.grid.point_count()
+              << " points x " << plan.seeds << " seeds = " << mine.size() * plan.seeds
+              << " runs (dry run: nothing ran)\n";
     return 0;
   }
   if (a.out.empty()) {
-    std::cerr << "pipesim: sweep needs --out DIR (the directory for sweep.json, points.jsonl, summary.csv)\n";
+    std::cerr << "pipesim: sweep needs --out DIR (the directory for sweep.json, points.jsonl, "
+                 "summary.csv)\n";
     return 2;
   }
 
@@ -176,14 +185,15 @@ int execute(const SweepArgs& a) {
   const std::size_t already = dir->done();
   if (a.resume && already > 0) {
     std::cerr << "pipesim sweep: resuming " << a.out << ": " << already << " of " << mine.size()
-              << " points were finished" << (dir->cut_unfinished() ? " (an unfinished write was cut off)" : "")
-              << "\n";
+              << " points were finished"
+              << (dir->cut_unfinished() ? " (an unfinished write was cut off)" : "") << "\n";
   }
 
   const auto start = std::chrono::steady_clock::now();
   const std::size_t todo = mine.size() - already;
   std::unique_ptr<sim::ProgressLine> progress;
-  if (::isatty(2) != 0 && todo > 0) progress = std::make_unique<sim::ProgressLine>(todo, todo * plan.seeds);
+  if (::isatty(2) != 0 && todo > 0)
+    progress = std::make_unique<sim::ProgressLine>(todo, todo * plan.seeds);
   std::uint64_t points_done = 0;
   std::uint64_t runs_done = 0;
 
@@ -201,8 +211,10 @@ int execute(const SweepArgs& a) {
           const std::size_t i = already + position;
           const OrderedJson params = params_json(plan.grid, mine[i]);
           const std::string digest = pipeline::config_digest(plan.configs[i]);
-          dir->append(sim::point_line(mine[i], params, digest, plan.first_seed, plan.seeds, sim::summarize_runs(runs)),
-                      a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs) : std::string());
+          dir->append(
+              sim::point_line(mine[i], params, digest, plan.first_seed, plan.seeds,
+                              sim::summarize_runs(runs)),
+              a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs) : std::string());
           ++points_done;
           if (progress) progress->update(points_done, runs_done);
         },
@@ -216,20 +228,22 @@ int execute(const SweepArgs& a) {
     std::string command = "pipesim run";
     if (!a.config.empty()) command += " " + shell_quote(a.config);
     for (const auto& o : a.overrides) command += " --set " + shell_quote(o);
-    for (const auto& [key, value] : plan.grid.point(p)) command += " --set " + shell_quote(assignment(key, value));
-    std::cerr << "\npipesim: internal error in sweep point " << p << ", seed " << e.seed() << ": " << e.what()
-              << "\nreproduce with: " << command << " --seed " << e.seed() << "\n";
+    for (const auto& [key, value] : plan.grid.point(p))
+      command += " --set " + shell_quote(assignment(key, value));
+    std::cerr << "\npipesim: internal error in sweep point " << p << ", seed " << e.seed() << ": "
+              << e.what() << "\nreproduce with: " << command << " --seed " << e.seed() << "\n";
     return 3;
   } catch (const sim::SweepFileError& e) {
     std::cerr << "\npipesim: " << e.what() << "\n";
     return 2;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char took[32];
   std::snprintf(took, sizeof took, "%.1f s", seconds);
   std::cerr << "pipesim sweep: " << mine.size() << " points x " << plan.seeds << " seeds"
-            << (plan.shard.count > 1 ? " (shard " + a.shard + " of " + std::to_string(plan.grid.point_count()) +
-                                           " points)"
+            << (plan.shard.count > 1 ? " (shard " + a.shard + " of " +
+                                           std::to_string(plan.grid.point_count()) + " points)"
                                      : "")
             << " in " << a.out << " (" << todo << " points run now, " << took << ")\n";
   return 0;
@@ -241,17 +255,26 @@ Command register_sweep(CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
   CLI::App* cmd = app.add_subcommand(
       "sweep", "run every combination of listed config values over seeds (resumable, shardable)");
-  cmd->add_option("config", args->config, "config JSON, may hold a \"sweep\" grid (default: the production baseline)");
-  cmd->add_option("--grid", args->grid, "grid JSON: {\"section.key\": [values...], ...} (replaces a \"sweep\" section)");
-  cmd->add_option("--out", args->out, "output directory: sweep.json, points.jsonl, [seeds.jsonl], summary.csv");
-  cmd->add_option("--seeds", args->seeds, "seeds per point (default: run.seeds)")->check(CLI::PositiveNumber);
+  cmd->add_option("config", args->config,
+                  "config JSON, may hold a \"sweep\" grid (default: the production baseline)");
+  cmd->add_option("--grid", args->grid,
+                  "grid JSON: {\"section.key\": [values...], ...} (replaces a \"sweep\" section)");
+  cmd->add_option("--out", args->out,
+                  "output directory: sweep.json, points.jsonl, [seeds.jsonl], summary.csv");
+  cmd->add_option("--seeds", args->seeds, "seeds per point (default: run.seeds)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--threads", args->threads, "worker threads (results do not depend on it)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_flag("--per-seed", args->per_seed, "also write seeds.jsonl: one line per point and seed");
-  cmd->add_option("--set", args->overrides, "override of the base config: section.key=value (repeatable)");
-  cmd->add_option("--shard", args->shard, "run only shard K of N (points p with p mod N = K-1); join with `pipesim merge`");
-  cmd->add_flag("--resume", args->resume, "finish the sweep in --out (after a kill); starts it if --out is empty");
-  cmd->add_flag("--dry-run", args->dry_run, "check every point and print them as JSON lines; run nothing");
+  cmd->add_flag("--per-seed", args->per_seed,
+                "also write seeds.jsonl: one line per point and seed");
+  cmd->add_option("--set", args->overrides,
+                  "override of the base config: section.key=value (repeatable)");
+  cmd->add_option("--shard", args->shard,
+                  "run only shard K of N (points p with p mod N = K-1); join with `pipesim merge`");
+  cmd->add_flag("--resume", args->resume,
+                "finish the sweep in --out (after a kill); starts it if --out is empty");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "check every point and print them as JSON lines; run nothing");
   return [args] { return execute(*args); };
 }
 

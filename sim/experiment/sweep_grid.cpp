@@ -28,20 +28,22 @@ SweepGrid SweepGrid::parse(const nlohmann::ordered_json& grid, const std::string
   std::size_t points = 1;
   for (const auto& [key, values] : grid.items()) {
     const std::string path = where + "[\"" + key + "\"]";
-    if (key != "faults" && (key.find('.') == std::string::npos || key.front() == '.' || key.back() == '.')) {
+    if (key != "faults" &&
+        (key.find('.') == std::string::npos || key.front() == '.' || key.back() == '.')) {
       throw ConfigError("config error at " + path +
                         ": expected a config key as in --set (\"section.key\", e.g. "
                         "\"connect.max.poll.records\", or \"faults\")");
     }
     if (!values.is_array() || values.empty()) {
-      throw ConfigError("config error at " + path + ": expected a non-empty list of values, found " +
-                        describe(values));
+      throw ConfigError("config error at " + path +
+                        ": expected a non-empty list of values, found " + describe(values));
     }
     for (std::size_t i = 0; i < values.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j) {
         if (values[i] == values[j]) {
           throw ConfigError("config error at " + path + "[" + std::to_string(i) + "]: value " +
-                            values[i].dump() + " is listed twice (also at [" + std::to_string(j) + "])");
+                            values[i].dump() + " is listed twice (also at [" + std::to_string(j) +
+                            "])");
         }
       }
     }
@@ -62,7 +64,8 @@ std::size_t SweepGrid::point_count() const {
   return n;
 }
 
-std::vector<std::pair<std::string, nlohmann::ordered_json>> SweepGrid::point(std::size_t index) const {
+std::vector<std::pair<std::string, nlohmann::ordered_json>> SweepGrid::point(
+    std::size_t index) const {
   // Mixed-radix digits of `index`, the last key being the lowest digit.
   std::vector<std::pair<std::string, nlohmann::ordered_json>> out(keys_.size());
   for (std::size_t k = keys_.size(); k-- > 0;) {

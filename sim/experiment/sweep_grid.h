@@ -26,7 +26,8 @@ class SweepGrid {
 
   [[nodiscard]] std::size_t point_count() const;
   // The key = value assignments of point `index`, in key order.
-  [[nodiscard]] std::vector<std::pair<std::string, nlohmann::ordered_json>> point(std::size_t index) const;
+  [[nodiscard]] std::vector<std::pair<std::string, nlohmann::ordered_json>> point(
+      std::size_t index) const;
   // The grid as given (keys in order): written into the sweep's manifest.
   [[nodiscard]] nlohmann::ordered_json to_json() const;
 

@@ -22,7 +22,7 @@ void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSe
   std::mutex mutex;  // guards everything below
   std::vector<std::vector<Metrics>> results(points);
   std::vector<std::uint64_t> remaining(points, seeds);
-  std::size_t frontier = 0;  // points before it were handed on
+  std::size_t frontier = 0;                 // points before it were handed on
   std::optional<std::uint64_t> failed_run;  // the earliest failed run
   std::string failure;
   std::exception_ptr done_error;
@@ -69,8 +69,8 @@ void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSe
       }
     }
   };
-  const unsigned threads =
-      static_cast<unsigned>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.threads, total)));
+  const unsigned threads = static_cast<unsigned>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.threads, total)));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

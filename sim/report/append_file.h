@@ -36,7 +36,8 @@ std::vector<std::string> read_lines(const std::string& path, bool* torn = nullpt
 // Keeps the first `keep` complete lines of `path` and cuts everything after
 // them (a torn last line, or lines of an append whose companion file was not
 // written yet), then returns those lines. Fewer lines than `keep` are all kept.
-std::vector<std::string> recover_lines(const std::string& path, std::size_t keep = std::string::npos);
+std::vector<std::string> recover_lines(const std::string& path,
+                                       std::size_t keep = std::string::npos);
 
 // fsync of the directory that holds `path`, so a new or renamed name in it is durable.
 void sync_parent_directory(const std::string& path);

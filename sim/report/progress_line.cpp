@@ -25,7 +25,8 @@ std::string progress_text(std::uint64_t points_done, std::uint64_t points, std::
                      std::to_string(runs_done) + "/" + std::to_string(runs) + " runs  " +
                      format_wall_seconds(elapsed_seconds) + " elapsed";
   if (runs_done > 0 && runs_done < runs) {
-    const double eta = elapsed_seconds / static_cast<double>(runs_done) * static_cast<double>(runs - runs_done);
+    const double eta =
+        elapsed_seconds / static_cast<double>(runs_done) * static_cast<double>(runs - runs_done);
     text += "  ETA " + format_wall_seconds(eta);
   }
   return text;
@@ -41,7 +42,8 @@ void ProgressLine::update(std::uint64_t points_done, std::uint64_t runs_done) {
   last_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   // Pad with spaces so a shorter line fully covers the previous one.
-  std::fprintf(stderr, "\rpipesim sweep: %-70s", progress_text(points_done, points_, runs_done, runs_, elapsed).c_str());
+  std::fprintf(stderr, "\rpipesim sweep: %-70s",
+               progress_text(points_done, points_, runs_done, runs_, elapsed).c_str());
   if (finished) std::fputc('\n', stderr);
   std::fflush(stderr);
 }

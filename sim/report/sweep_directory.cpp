@@ -15,7 +15,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
-std::string in_dir(const std::string& dir, const char* name) { return (fs::path(dir) / name).string(); }
+std::string in_dir(const std::string& dir, const char* name) {
+  return (fs::path(dir) / name).string();
+}
 
 std::string manifest_text(const Json& manifest) { return manifest.dump(2) + "\n"; }
 
@@ -26,7 +28,9 @@ struct Layout {
   bool per_seed = false;
 };
 
-bool is_count(const Json& v) { return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0); }
+bool is_count(const Json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
 
 // Reads the fields the directory needs; `where` names the manifest in errors.
 Layout layout_of(const Json& m, const std::string& where) {
@@ -79,7 +83,9 @@ std::string first_difference(const Json& a, const Json& b) {
   return "key order";
 }
 
-std::string shard_text(const Shard& s) { return std::to_string(s.index) + "/" + std::to_string(s.count); }
+std::string shard_text(const Shard& s) {
+  return std::to_string(s.index) + "/" + std::to_string(s.count);
+}
 
 // Checks that `lines` are points[0..] in order (or, for seed lines, each point
 // `per` times); `file` names the file in errors.
@@ -93,9 +99,10 @@ void check_points(const std::vector<std::string>& lines, const std::vector<std::
       throw SweepFileError(file + " line " + std::to_string(i + 1) + ": " + e.what());
     }
     if (i / per >= points.size() || p != points[i / per]) {
-      throw SweepFileError(file + " line " + std::to_string(i + 1) + " holds point " + std::to_string(p) +
-                           ", expected " +
-                           (i / per < points.size() ? "point " + std::to_string(points[i / per]) : "no more lines"));
+      throw SweepFileError(
+          file + " line " + std::to_string(i + 1) + " holds point " + std::to_string(p) +
+          ", expected " +
+          (i / per < points.size() ? "point " + std::to_string(points[i / per]) : "no more lines"));
     }
   }
 }
@@ -117,7 +124,8 @@ SweepDirectory::SweepDirectory(std::string dir, const nlohmann::ordered_json& ma
   const bool has_points = fs::exists(points_path, ec);
   if (has_manifest || has_points) {
     if (!resume) {
-      throw SweepFileError(dir_ + " already holds a sweep (" + (has_manifest ? kSweepManifestFile : kSweepPointsFile) +
+      throw SweepFileError(dir_ + " already holds a sweep (" +
+                           (has_manifest ? kSweepManifestFile : kSweepPointsFile) +
                            "): pass --resume to finish it, or choose another --out");
     }
     if (!has_manifest) {
@@ -126,9 +134,10 @@ SweepDirectory::SweepDirectory(std::string dir, const nlohmann::ordered_json& ma
     }
     const Json existing = read_manifest(dir_);
     if (manifest_text(existing) != manifest_text(manifest)) {
-      throw SweepFileError(dir_ + " holds a different sweep (its " + kSweepManifestFile + " differs in \"" +
-                           first_difference(existing, manifest) +
-                           "\"): resume it with the same config, grid, seeds and shard, or choose another --out");
+      throw SweepFileError(
+          dir_ + " holds a different sweep (its " + kSweepManifestFile + " differs in \"" +
+          first_difference(existing, manifest) +
+          "\"): resume it with the same config, grid, seeds and shard, or choose another --out");
     }
     bool torn = false;
     (void)read_lines(points_path, &torn);
@@ -142,9 +151,9 @@ SweepDirectory::SweepDirectory(std::string dir, const nlohmann::ordered_json& ma
       std::vector<std::string> seed_lines = recover_lines(seeds_path, expected);
       cut_unfinished_ = cut_unfinished_ || torn || before > expected;
       if (seed_lines.size() != expected) {
-        throw SweepFileError(seeds_path + " has " + std::to_string(seed_lines.size()) + " lines for " +
-                             std::to_string(done_) + " finished points of " + std::to_string(seeds_) +
-                             " seeds: it was changed outside pipesim");
+        throw SweepFileError(seeds_path + " has " + std::to_string(seed_lines.size()) +
+                             " lines for " + std::to_string(done_) + " finished points of " +
+                             std::to_string(seeds_) + " seeds: it was changed outside pipesim");
       }
       check_points(seed_lines, points_, seeds_, seeds_path);
     }
@@ -206,31 +215,35 @@ void merge_sweep_shards(const std::vector<std::string>& shard_dirs, const std::s
       count = part.layout.shard.count;
     } else if (manifest_text(manifest) != manifest_text(common)) {
       throw SweepFileError(dir + " is a shard of a different sweep than " + common_dir + " (" +
-                           kSweepManifestFile + " differs in \"" + first_difference(common, manifest) + "\")");
+                           kSweepManifestFile + " differs in \"" +
+                           first_difference(common, manifest) + "\")");
     } else if (part.layout.shard.count != count) {
-      throw SweepFileError(dir + " is shard " + shard_text(part.layout.shard) + " but " + common_dir +
-                           " is one of " + std::to_string(count) + " shards");
+      throw SweepFileError(dir + " is shard " + shard_text(part.layout.shard) + " but " +
+                           common_dir + " is one of " + std::to_string(count) + " shards");
     }
     const auto seen = parts.find(part.layout.shard.index);
     if (seen != parts.end()) {
-      throw SweepFileError("shard " + shard_text(part.layout.shard) + " is given twice: " + seen->second.dir +
-                           " and " + dir);
+      throw SweepFileError("shard " + shard_text(part.layout.shard) +
+                           " is given twice: " + seen->second.dir + " and " + dir);
     }
-    const std::vector<std::size_t> expected = shard_points(part.layout.total_points, part.layout.shard);
+    const std::vector<std::size_t> expected =
+        shard_points(part.layout.total_points, part.layout.shard);
     const std::string points_path = in_dir(dir, kSweepPointsFile);
     bool torn = false;
     part.points = read_lines(points_path, &torn);
     check_points(part.points, expected, 1, points_path);
     if (part.points.size() != expected.size()) {
-      throw SweepFileError("shard " + shard_text(part.layout.shard) + " in " + dir + " is unfinished: " +
-                           std::to_string(part.points.size()) + " of " + std::to_string(expected.size()) +
+      throw SweepFileError("shard " + shard_text(part.layout.shard) + " in " + dir +
+                           " is unfinished: " + std::to_string(part.points.size()) + " of " +
+                           std::to_string(expected.size()) +
                            " points; finish it with the same `pipesim sweep` command and --resume");
     }
     if (part.layout.per_seed) {
       const std::string seeds_path = in_dir(dir, kSweepSeedsFile);
       part.seeds = read_lines(seeds_path);
       if (part.seeds.size() != expected.size() * part.layout.seeds) {
-        throw SweepFileError(seeds_path + " has " + std::to_string(part.seeds.size()) + " lines, expected " +
+        throw SweepFileError(seeds_path + " has " + std::to_string(part.seeds.size()) +
+                             " lines, expected " +
                              std::to_string(expected.size() * part.layout.seeds));
       }
       check_points(part.seeds, expected, part.layout.seeds, seeds_path);
@@ -239,7 +252,8 @@ void merge_sweep_shards(const std::vector<std::string>& shard_dirs, const std::s
   }
   for (std::uint64_t k = 1; k <= count; ++k) {
     if (!parts.count(k)) {
-      throw SweepFileError("shard " + std::to_string(k) + "/" + std::to_string(count) + " is missing");
+      throw SweepFileError("shard " + std::to_string(k) + "/" + std::to_string(count) +
+                           " is missing");
     }
   }
 

@@ -48,7 +48,8 @@ void flatten(const Json& node, const std::string& name, std::vector<std::string>
     return;
   }
   if (node.is_object()) {
-    for (const auto& [key, child] : node.items()) flatten(child, name.empty() ? key : name + "." + key, columns, values);
+    for (const auto& [key, child] : node.items())
+      flatten(child, name.empty() ? key : name + "." + key, columns, values);
     return;
   }
   columns.push_back(name);
@@ -62,8 +63,9 @@ Json parse_line(const std::string& line) {
   } catch (const Json::parse_error&) {
     throw std::runtime_error("not a JSON line");
   }
-  if (!j.is_object() || !j.contains("point") || !j["point"].is_number_unsigned() || !j.contains("params") ||
-      !j["params"].is_object() || !j.contains("metrics") || !j["metrics"].is_object()) {
+  if (!j.is_object() || !j.contains("point") || !j["point"].is_number_unsigned() ||
+      !j.contains("params") || !j["params"].is_object() || !j.contains("metrics") ||
+      !j["metrics"].is_object()) {
     throw std::runtime_error("not a sweep line (expected \"point\", \"params\" and \"metrics\")");
   }
   return j;
@@ -101,8 +103,8 @@ std::string point_line(std::size_t point, const nlohmann::ordered_json& params,
   return line.dump() + "\n";
 }
 
-std::string seed_lines(std::size_t point, const nlohmann::ordered_json& params, std::uint64_t first_seed,
-                       const std::vector<Metrics>& runs) {
+std::string seed_lines(std::size_t point, const nlohmann::ordered_json& params,
+                       std::uint64_t first_seed, const std::vector<Metrics>& runs) {
   std::string out;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     Json line;
