@@ -326,6 +326,7 @@ Config load_config(const json& raw, bool lint) {
   }
   for (const auto& [key, value] : raw.items()) {
     if (std::find(kSections.begin(), kSections.end(), key) != kSections.end()) continue;
+    if (key == "sweep") continue;  // the grid of `pipesim sweep`; other commands run the base config
     const std::string hint = sim::closest_key(key, kSections);
     sim::throw_config_error(key, "unknown section" + (hint.empty() ? std::string()
                                                                   : "; did you mean \"" + hint + "\"?"));

@@ -19,5 +19,7 @@ Command register_check(CLI::App& app);
 Command register_lint(CLI::App& app);
 Command register_explain(CLI::App& app);
 Command register_trace(CLI::App& app);
+Command register_sweep(CLI::App& app);
+Command register_merge(CLI::App& app);
 
 }  // namespace pipesim::cli

@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command lint = pipesim::cli::register_lint(app);
   const pipesim::cli::Command explain = pipesim::cli::register_explain(app);
   const pipesim::cli::Command trace = pipesim::cli::register_trace(app);
+  const pipesim::cli::Command sweep = pipesim::cli::register_sweep(app);
+  const pipesim::cli::Command merge = pipesim::cli::register_merge(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -40,6 +42,8 @@ int main(int argc, char** argv) {
     if (name == "lint") return lint();
     if (name == "explain") return explain();
     if (name == "trace") return trace();
+    if (name == "sweep") return sweep();
+    if (name == "merge") return merge();
   }
   return 2;
 }

@@ -5,17 +5,26 @@
 // Invariants: every parent's key <= its children's keys; sequence numbers are
 // unique, so the order of any two events is total and machine-independent.
 //
-// Speed (bench/engine_bench.cpp, bench/RESULTS.md): the four children of a
-// node sit in one 128-byte, cache-line-aligned block (the storage is 64-byte
-// aligned and slot 0 is padding); the smallest child is picked with a
-// branch-free (time, seq) comparison; removing the root walks the hole down to
-// a leaf along the smallest children and sifts the incoming event up from
-// there (the incoming event is usually late, so it belongs near the bottom);
-// deep in a large heap the next level is prefetched; and replace_top() fuses
-// "pop the root, push an event" into that one walk, which is what the run
-// loop does when a handler schedules its successor.
-// The heap's shape may differ from a plain top-down heap's, but the order in
-// which events come out cannot: keys are unique and totally ordered.
+// Layout, for speed (bench/engine_bench.cpp, bench/RESULTS.md):
+// - The heap holds 16-byte keys {time, seq << 24 | slot}; the 32-byte Events
+//   live in a slab at `slot` (freed slots are reused, last freed first). The
+//   four children of a node are one 64-byte cache line (the key array is
+//   line-aligned and starts 3 keys in), so a level costs one line, not two.
+//   Comparing tags compares sequence numbers (the slot bits are below them),
+//   so the order is exactly (time, seq). Limits, checked: seq < 2^40 (about
+//   10^12 events in one run) and at most 2^24 (16.7 M) pending events.
+// - Keys compare as one 128-bit number (no branch) and the smallest of four
+//   children is picked with masks, without data-dependent jumps.
+// - Removing the root walks the hole down to a leaf along the smallest
+//   children, then sifts the incoming key up from there (an incoming event is
+//   usually late, so it belongs near the bottom); each level prefetches the
+//   next level's candidates, and the new root's Event is prefetched as soon as
+//   it is known, so the run loop finds it in cache.
+// - replace_top() fuses "pop the root, push an event" into that one walk and
+//   reuses the root's slot: what the run loop does when a handler schedules
+//   its successor.
+// The heap's shape may differ from a plain heap's, but the order in which
+// events come out cannot: keys are unique and totally ordered.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +32,7 @@
 #include <new>
 #include <vector>
 
+#include "sim/engine/invariant.h"
 #include "sim/engine/time.h"
 
 namespace pipesim::sim {
@@ -43,8 +53,7 @@ inline bool earlier(const Event& a, const Event& b) {
 
 namespace detail {
 
-// Storage aligned to a cache line, so that each 4-child block of the heap
-// (128 bytes) spans exactly two lines.
+// Storage aligned to a cache line.
 template <class T>
 struct CacheLineAllocator {
   using value_type = T;
@@ -61,20 +70,29 @@ struct CacheLineAllocator {
 
 class EventQueue {
  public:
-  // slots_[0] is padding, the root is slots_[1]. (A moved-from queue has no
-  // padding slot; it is empty, and push() restores the slot.)
-  EventQueue() : slots_(1) {}
+  static constexpr int kSlotBits = 24;
+  static constexpr std::uint64_t kSeqLimit = std::uint64_t{1} << (64 - kSlotBits);
+  static constexpr std::size_t kMaxPending = std::size_t{1} << kSlotBits;
 
-  [[nodiscard]] bool empty() const { return slots_.size() <= 1; }
-  [[nodiscard]] std::size_t size() const { return slots_.empty() ? 0 : slots_.size() - 1; }
-  [[nodiscard]] const Event& top() const { return slots_[1]; }
-  void reserve(std::size_t n) { slots_.reserve(n + 1); }
+  EventQueue() : keys_(kPad) {}
 
+  [[nodiscard]] bool empty() const { return keys_.size() <= kPad; }
+  [[nodiscard]] std::size_t size() const { return empty() ? 0 : keys_.size() - kPad; }
+  // REQUIRES: !empty(). Valid until the queue is next changed.
+  [[nodiscard]] const Event& top() const { return events_[slot_of(keys_[kPad])]; }
+  void reserve(std::size_t n) {
+    keys_.reserve(n + kPad);
+    events_.reserve(n);
+  }
+
+  // Throws InvariantViolation if e.seq >= 2^40 or 2^24 events are pending.
   void push(const Event& e) {
-    const Event copy = e;  // `e` may live in the heap, which push_back can move
-    if (slots_.empty()) [[unlikely]] slots_.emplace_back();
-    slots_.push_back(copy);
-    sift_up(size() - 1, copy);
+    const Event copy = e;  // `e` may live in the slab, which can move
+    check_seq(copy);
+    if (keys_.size() < kPad) [[unlikely]] keys_.resize(kPad);  // a moved-from queue
+    const std::uint32_t slot = store(copy);
+    keys_.push_back(Key{});
+    sift_up(size() - 1, key_of(copy, slot));
   }
 
   // REQUIRES: !empty().
@@ -86,25 +104,93 @@ class EventQueue {
 
   // Removes the earliest event without returning it. REQUIRES: !empty().
   void discard_top() {
-    const Event last = slots_.back();
-    slots_.pop_back();
-    if (!empty()) replace_top(last);
+    free_.push_back(slot_of(keys_[kPad]));
+    const Key last = keys_.back();
+    keys_.pop_back();
+    if (!empty()) walk_down(last);
   }
 
   // Removes the earliest event and inserts `e`: the same as pop() then
   // push(e), in one pass. REQUIRES: !empty().
   void replace_top(const Event& e) {
-    const Event incoming = e;  // `e` may live in the heap, which the walk overwrites
-    Event* const h = heap();
+    const Event copy = e;  // `e` may be top() itself
+    check_seq(copy);
+    const std::uint32_t slot = slot_of(keys_[kPad]);
+    events_[slot] = copy;
+    walk_down(key_of(copy, slot));
+  }
+
+ private:
+  struct Key {
+    std::int64_t time;
+    std::uint64_t tag;  // seq << kSlotBits | slot
+  };
+  static_assert(sizeof(Key) == 16);
+
+  static constexpr std::size_t kArity = 4;
+  // Key index 0 is keys_[kPad]: the children of i, keys 4i+1..4i+4, are then
+  // keys_[4i+4..4i+7], one 64-byte line.
+  static constexpr std::size_t kPad = 3;
+
+  static std::uint32_t slot_of(const Key& k) {
+    return static_cast<std::uint32_t>(k.tag & (kMaxPending - 1));
+  }
+  static Key key_of(const Event& e, std::uint32_t slot) {
+    return Key{e.at.us, e.seq << kSlotBits | slot};
+  }
+  static void check_seq(const Event& e) {
+    PIPESIM_INVARIANT(e.seq < kSeqLimit, "event sequence number beyond 2^40");
+  }
+
+  // Puts `e` in a free slot (the last freed, which is likely in cache).
+  std::uint32_t store(const Event& e) {
+    if (!free_.empty()) {
+      const std::uint32_t slot = free_.back();
+      free_.pop_back();
+      events_[slot] = e;
+      return slot;
+    }
+    PIPESIM_INVARIANT(events_.size() < kMaxPending, "more than 2^24 pending events");
+    events_.push_back(e);
+    return static_cast<std::uint32_t>(events_.size() - 1);
+  }
+
+  Key* heap() { return keys_.data() + kPad; }
+
+  // (time, tag) as one signed 128-bit number: one cmp/sbb pair, no branch.
+  static __int128 rank(const Key& k) {
+    return static_cast<__int128>(k.time) << 64 | static_cast<__int128>(k.tag);
+  }
+  static bool before(const Key& a, const Key& b) { return rank(a) < rank(b); }
+
+  // Index (0..3) of the smallest of c[0..3], without data-dependent branches
+  // (masks rather than ?:, which g++ 12 turns back into jumps).
+  static std::size_t smallest_of_4(const Key* c) {
+    const auto a = static_cast<std::size_t>(before(c[1], c[0]));      // 0 or 1
+    const auto b = 2 + static_cast<std::size_t>(before(c[3], c[2]));  // 2 or 3
+    const std::size_t take_b = 0 - static_cast<std::size_t>(before(c[b], c[a]));
+    return a ^ ((a ^ b) & take_b);
+  }
+
+  // Removes the root's key and inserts `incoming`.
+  void walk_down(const Key incoming) {
+    Key* const h = heap();
     const std::size_t n = size();
     std::size_t hole = 0;
     // Walk the hole down along the smallest children to a leaf.
     for (;;) {
       const std::size_t first = hole * kArity + 1;
       if (first + kArity <= n) {
-        prefetch_grandchildren(h, first, n);
+        // The next level's candidates (the 16 children of this block, four
+        // lines) start loading while this block is compared.
+        const std::size_t grandchildren = first * kArity + 1;
+        if (grandchildren < n) {
+          const char* p = reinterpret_cast<const char*>(h + grandchildren);
+          for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
+        }
         const std::size_t best = first + smallest_of_4(h + first);
         h[hole] = h[best];
+        if (hole == 0) __builtin_prefetch(&events_[slot_of(h[0])]);  // the next top()
         hole = best;
         continue;
       }
@@ -121,55 +207,21 @@ class EventQueue {
     sift_up(hole, incoming);
   }
 
- private:
-  static constexpr std::size_t kArity = 4;
-
-  // The heap proper: heap()[0] is the root, the children of i are
-  // heap()[4i+1 .. 4i+4] (a 64-byte-aligned block, thanks to the padding slot).
-  Event* heap() { return slots_.data() + 1; }
-
-  // (time, seq) as one signed 128-bit number, time * 2^64 + seq: comparing
-  // two is one cmp/sbb pair, no branch.
-  static __int128 key(const Event& e) {
-    return static_cast<__int128>(e.at.us) << 64 | static_cast<__int128>(e.seq);
-  }
-  static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
-
-  // Below the first kPrefetchFrom nodes (which stay in L1/L2), a level's loads
-  // would wait on memory one after the other: start loading the 16 children
-  // of this block (the next level's candidates, 512 contiguous bytes) while
-  // this block is compared.
-  static constexpr std::size_t kPrefetchFrom = 1024;
-  static void prefetch_grandchildren(const Event* h, std::size_t first, std::size_t n) {
-    const std::size_t g = first * kArity + 1;
-    if (g >= kPrefetchFrom && g < n) {
-      const char* p = reinterpret_cast<const char*>(h + g);
-      for (int line = 0; line < 8; ++line) __builtin_prefetch(p + 64 * line);
-    }
-  }
-
-  // Index (0..3) of the smallest of c[0..3], without data-dependent branches
-  // (masks rather than ?:, which g++ 12 turns back into jumps).
-  static std::size_t smallest_of_4(const Event* c) {
-    const auto a = static_cast<std::size_t>(before(c[1], c[0]));      // 0 or 1
-    const auto b = 2 + static_cast<std::size_t>(before(c[3], c[2]));  // 2 or 3
-    const std::size_t take_b = 0 - static_cast<std::size_t>(before(c[b], c[a]));
-    return a ^ ((a ^ b) & take_b);
-  }
-
-  // Stores `e` at the hole `i` or above it.
-  void sift_up(std::size_t i, const Event& e) {
-    Event* const h = heap();
+  // Stores `k` at the hole `i` or above it.
+  void sift_up(std::size_t i, const Key k) {
+    Key* const h = heap();
     while (i > 0) {
       const std::size_t parent = (i - 1) / kArity;
-      if (!before(e, h[parent])) break;
+      if (!before(k, h[parent])) break;
       h[i] = h[parent];
       i = parent;
     }
-    h[i] = e;
+    h[i] = k;
   }
 
-  std::vector<Event, detail::CacheLineAllocator<Event>> slots_;
+  std::vector<Key, detail::CacheLineAllocator<Key>> keys_;  // kPad padding keys, then the heap
+  std::vector<Event> events_;                               // the slab
+  std::vector<std::uint32_t> free_;                         // free slots of events_
 };
 
 }  // namespace pipesim::sim

@@ -56,12 +56,7 @@ nlohmann::ordered_json report_json(const RunReport& r) {
   out["pipesim_version"] = r.version;
   out["config_digest"] = r.config_digest;
   out["seeds"] = {{"first", r.first_seed}, {"count", r.seeds}};
-  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
-  for (const auto& m : r.summaries) {
-    std::string leaf;
-    nested(metrics, m.name, leaf)[leaf] = stats_json(m.stats);
-  }
-  out["metrics"] = metrics;
+  out["metrics"] = metrics_json(r.summaries);
   if (!r.headline.empty()) {
     nlohmann::ordered_json estimates = nlohmann::ordered_json::object();
     for (const auto& h : r.headline) {
@@ -75,17 +70,30 @@ nlohmann::ordered_json report_json(const RunReport& r) {
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
       nlohmann::ordered_json run;
       run["seed"] = r.first_seed + i;
-      nlohmann::ordered_json values = nlohmann::ordered_json::object();
-      for (const auto& m : r.runs[i]) {
-        std::string leaf;
-        nested(values, m.name, leaf)[leaf] = m.value;
-      }
-      run["metrics"] = values;
+      run["metrics"] = metric_values_json(r.runs[i]);
       runs.push_back(run);
     }
     out["runs"] = runs;
   }
   return out;
+}
+
+nlohmann::ordered_json metrics_json(const std::vector<MetricSummary>& summaries) {
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  for (const auto& m : summaries) {
+    std::string leaf;
+    nested(metrics, m.name, leaf)[leaf] = stats_json(m.stats);
+  }
+  return metrics;
+}
+
+nlohmann::ordered_json metric_values_json(const Metrics& metrics) {
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();
+  for (const auto& m : metrics) {
+    std::string leaf;
+    nested(values, m.name, leaf)[leaf] = m.value;
+  }
+  return values;
 }
 
 std::string report_table(const RunReport& r) {

@@ -41,6 +41,11 @@ struct RunReport {
 // Dotted metric names nest: duplicate_rows_by_entry.producer_retry ->
 // "duplicate_rows_by_entry": {"producer_retry": {...}}.
 nlohmann::ordered_json report_json(const RunReport& report);
+// The "metrics" object of report_json: dotted names nest, each leaf is
+// {"mean", "stddev", "ci95": [lo, hi], "p50", "p95", "p99"}.
+nlohmann::ordered_json metrics_json(const std::vector<MetricSummary>& summaries);
+// One run's metrics with the same nesting, plain numbers as leaves.
+nlohmann::ordered_json metric_values_json(const Metrics& metrics);
 std::string report_table(const RunReport& report);
 // One line per metric: metric,mean,stddev,ci95_lo,ci95_hi,p50,p95,p99.
 // With runs: one line per seed instead: seed,<metric>,<metric>,...

@@ -1,0 +1,281 @@
+// `pipesim sweep`: the cartesian product of listed values for config keys,
+// each point over the same seeds, written to an output directory that
+// survives kill -9 (--resume) and splits into shards (--shard K/N, then
+// `pipesim merge`). See sim/report/sweep_directory.h for the files.
+#include <unistd.h>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "models/pipeline/metrics.h"
+#include "models/pipeline/scenario.h"
+#include "sim/cli/commands.h"
+#include "sim/config/options.h"
+#include "sim/experiment/statistics.h"
+#include "sim/experiment/sweep_grid.h"
+#include "sim/experiment/sweep_runner.h"
+#include "sim/report/progress_line.h"
+#include "sim/report/sweep_directory.h"
+#include "sim/report/sweep_output.h"
+
+namespace pipesim::cli {
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+struct SweepArgs {
+  std::string config;
+  std::string grid;
+  std::string out;
+  std::int64_t seeds = 0;
+  unsigned threads = 0;
+  bool per_seed = false;
+  std::vector<std::string> overrides;
+  std::string shard;
+  bool resume = false;
+  bool dry_run = false;
+};
+
+// A JSON file with its keys in file order (the grid's order numbers the points).
+OrderedJson read_ordered_json(const std::string& path) {
+  (void)pipeline::read_config_file(path);  // the readable errors: file, line, column
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return OrderedJson::parse(buffer.str());
+}
+
+std::string assignment(const std::string& key, const OrderedJson& value) {
+  return key + "=" + value.dump();
+}
+
+std::string describe_point(std::size_t p,
+                           const std::vector<std::pair<std::string, OrderedJson>>& point) {
+  std::string s = "sweep point " + std::to_string(p) + " (";
+  for (std::size_t i = 0; i < point.size(); ++i)
+    s += (i ? ", " : "") + assignment(point[i].first, point[i].second);
+  return s + ")";
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Plan {
+  pipeline::Config base;
+  sim::SweepGrid grid;
+  sim::Shard shard;
+  std::uint64_t first_seed = 1;
+  std::uint64_t seeds = 1;
+  std::vector<pipeline::Config> configs;  // of the shard's points, in order
+  OrderedJson manifest;
+};
+
+// Reads config, grid and overrides and checks every point; ConfigError otherwise.
+Plan make_plan(const SweepArgs& a) {
+  nlohmann::json raw =
+      a.config.empty() ? nlohmann::json::object() : pipeline::read_config_file(a.config);
+  OrderedJson grid_json;
+  std::string where;
+  if (!a.grid.empty()) {
+    grid_json = read_ordered_json(a.grid);
+    where = a.grid;
+  } else if (raw.is_object() && raw.contains("sweep")) {
+    grid_json = read_ordered_json(a.config)["sweep"];
+    where = "sweep";
+  } else {
+    throw sim::ConfigError(
+        "no grid: give --grid GRID.json or a \"sweep\" section in the config, e.g. "
+        "{\"connect.max.poll.records\": [200, 500, 1000]}");
+  }
+  if (raw.is_object()) raw.erase("sweep");
+  for (const auto& o : a.overrides) pipeline::apply_override(raw, o);
+
+  Plan plan{pipeline::load_config(raw), sim::SweepGrid::parse(grid_json, where), {}, 1, 1, {}, {}};
+  for (const auto& [key, values] : grid_json.items()) {
+    if (key == "run.seeds" || key == "run.first_seed") {
+      throw sim::ConfigError("config error at " + where + "[\"" + key +
+                             "\"]: every point runs the same seeds; set them with --seeds or run." +
+                             key.substr(4) + " in the config");
+    }
+  }
+  plan.shard = sim::parse_shard(a.shard.empty() ? "1/1" : a.shard);
+  plan.first_seed = static_cast<std::uint64_t>(plan.base.run.first_seed);
+  plan.seeds = static_cast<std::uint64_t>(a.seeds > 0 ? a.seeds : plan.base.run.seeds);
+
+  // Every point is checked, also those of other shards: a bad grid fails on
+  // every machine before any of them runs.
+  const std::vector<std::size_t> mine = sim::shard_points(plan.grid.point_count(), plan.shard);
+  std::size_t next_mine = 0;
+  for (std::size_t p = 0; p < plan.grid.point_count(); ++p) {
+    const auto point = plan.grid.point(p);
+    nlohmann::json point_raw = raw;
+    try {
+      for (const auto& [key, value] : point)
+        pipeline::apply_override(point_raw, assignment(key, value));
+      pipeline::Config c = pipeline::load_config(point_raw);
+      if (next_mine < mine.size() && mine[next_mine] == p) {
+        plan.configs.push_back(std::move(c));
+        ++next_mine;
+      }
+    } catch (const sim::ConfigError& e) {
+      throw sim::ConfigError(describe_point(p, point) + ": " + e.what());
+    }
+  }
+
+  OrderedJson& m = plan.manifest;
+  m["pipesim_version"] = PIPESIM_VERSION;
+  m["base_config_digest"] = pipeline::config_digest(plan.base);
+  m["grid"] = plan.grid.to_json();
+  m["points"] = plan.grid.point_count();
+  m["seeds"] = {{"first", plan.first_seed}, {"count", plan.seeds}};
+  m["per_seed"] = a.per_seed;
+  m["metrics_not_modelled"] = pipeline::metrics_not_modelled();
+  m["base_config"] = pipeline::effective_config(plan.base);
+  if (plan.shard.count > 1) m["shard"] = {{"index", plan.shard.index}, {"count", plan.shard.count}};
+  return plan;
+}
+
+OrderedJson params_json(const sim::SweepGrid& grid, std::size_t p) {
+  OrderedJson params = OrderedJson::object();
+  for (const auto& [key, value] : grid.point(p)) params[key] = value;
+  return params;
+}
+
+int execute(const SweepArgs& a) {
+  Plan plan;
+  try {
+    plan = make_plan(a);
+  } catch (const sim::ConfigError& e) {
+    std::cerr << "pipesim: " << e.what() << "\n";
+    return 2;
+  }
+  const std::vector<std::size_t> mine = sim::shard_points(plan.grid.point_count(), plan.shard);
+  if (a.dry_run) {
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      OrderedJson line;
+      line["point"] = mine[i];
+      line["params"] = params_json(plan.grid, mine[i]);
+      line["config_digest"] = pipeline::config_digest(plan.configs[i]);
+      std::cout << line.dump() << "\n";
+    }
+    std::cerr << "pipesim sweep: " << mine.size() << " of " << plan.grid.point_count()
+              << " points x " << plan.seeds << " seeds = " << mine.size() * plan.seeds
+              << " runs (dry run: nothing ran)\n";
+    return 0;
+  }
+  if (a.out.empty()) {
+    std::cerr << "pipesim: sweep needs --out DIR (the directory for sweep.json, points.jsonl, "
+                 "summary.csv)\n";
+    return 2;
+  }
+
+  std::unique_ptr<sim::SweepDirectory> dir;
+  try {
+    dir = std::make_unique<sim::SweepDirectory>(a.out, plan.manifest, a.resume);
+  } catch (const sim::SweepFileError& e) {
+    std::cerr << "pipesim: " << e.what() << "\n";
+    return 2;
+  }
+  const std::size_t already = dir->done();
+  if (a.resume && already > 0) {
+    std::cerr << "pipesim sweep: resuming " << a.out << ": " << already << " of " << mine.size()
+              << " points were finished"
+              << (dir->cut_unfinished() ? " (an unfinished write was cut off)" : "") << "\n";
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t todo = mine.size() - already;
+  std::unique_ptr<sim::ProgressLine> progress;
+  if (::isatty(2) != 0 && todo > 0)
+    progress = std::make_unique<sim::ProgressLine>(todo, todo * plan.seeds);
+  std::uint64_t points_done = 0;
+  std::uint64_t runs_done = 0;
+
+  sim::SweepRunOptions options;
+  options.first_seed = plan.first_seed;
+  options.seeds = plan.seeds;
+  options.threads = a.threads > 0 ? a.threads : std::max(1u, std::thread::hardware_concurrency());
+  try {
+    sim::run_sweep(
+        todo, options,
+        [&](std::size_t position, std::uint64_t seed) {
+          return pipeline::run_scenario(plan.configs[already + position], seed);
+        },
+        [&](std::size_t position, const std::vector<sim::Metrics>& runs) {
+          const std::size_t i = already + position;
+          const OrderedJson params = params_json(plan.grid, mine[i]);
+          const std::string digest = pipeline::config_digest(plan.configs[i]);
+          dir->append(
+              sim::point_line(mine[i], params, digest, plan.first_seed, plan.seeds,
+                              sim::summarize_runs(runs)),
+              a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs) : std::string());
+          ++points_done;
+          if (progress) progress->update(points_done, runs_done);
+        },
+        [&] {
+          ++runs_done;
+          if (progress) progress->update(points_done, runs_done);
+        });
+    dir->finish();
+  } catch (const sim::SweepRunFailure& e) {
+    const std::size_t p = mine[already + e.position()];
+    std::string command = "pipesim run";
+    if (!a.config.empty()) command += " " + shell_quote(a.config);
+    for (const auto& o : a.overrides) command += " --set " + shell_quote(o);
+    for (const auto& [key, value] : plan.grid.point(p))
+      command += " --set " + shell_quote(assignment(key, value));
+    std::cerr << "\npipesim: internal error in sweep point " << p << ", seed " << e.seed() << ": "
+              << e.what() << "\nreproduce with: " << command << " --seed " << e.seed() << "\n";
+    return 3;
+  } catch (const sim::SweepFileError& e) {
+    std::cerr << "\npipesim: " << e.what() << "\n";
+    return 2;
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f s", seconds);
+  std::cerr << "pipesim sweep: " << mine.size() << " points x " << plan.seeds << " seeds"
+            << (plan.shard.count > 1 ? " (shard " + a.shard + " of " +
+                                           std::to_string(plan.grid.point_count()) + " points)"
+                                     : "")
+            << " in " << a.out << " (" << todo << " points run now, " << took << ")\n";
+  return 0;
+}
+
+}  // namespace
+
+Command register_sweep(CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "run every combination of listed config values over seeds (resumable, shardable)");
+  cmd->add_option("config", args->config,
+                  "config JSON, may hold a \"sweep\" grid (default: the production baseline)");
+  cmd->add_option("--grid", args->grid,
+                  "grid JSON: {\"section.key\": [values...], ...} (replaces a \"sweep\" section)");
+  cmd->add_option("--out", args->out,
+                  "output directory: sweep.json, points.jsonl, [seeds.jsonl], summary.csv");
+  cmd->add_option("--seeds", args->seeds, "seeds per point (default: run.seeds)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--threads", args->threads, "worker threads (results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--per-seed", args->per_seed,
+                "also write seeds.jsonl: one line per point and seed");
+  cmd->add_option("--set", args->overrides,
+                  "override of the base config: section.key=value (repeatable)");
+  cmd->add_option("--shard", args->shard,
+                  "run only shard K of N (points p with p mod N = K-1); join with `pipesim merge`");
+  cmd->add_flag("--resume", args->resume,
+                "finish the sweep in --out (after a kill); starts it if --out is empty");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "check every point and print them as JSON lines; run nothing");
+  return [args] { return execute(*args); };
+}
+
+}  // namespace pipesim::cli
