@@ -53,8 +53,8 @@ void Producer::send(int partition, std::int64_t first_id, std::int64_t count, le
 
 void Producer::handle(const sim::Event& event) {
   if (event.type != kWake) return;
-  const auto it = wakes_.find(sim_.now());
-  if (it != wakes_.end()) wakes_.erase(it);
+  // Wake-ups fire in time order and the earliest pending one is the last.
+  if (!wakes_.empty() && wakes_.back() == sim_.now()) wakes_.pop_back();
   run_sender();
 }
 
@@ -111,6 +111,7 @@ void Producer::advance_connection(Connection& c, sim::Time now) {
                                            std::none_of(r.batches.begin(), r.batches.end(),
                                                         [](const WireBatch& wb) { return wb.hw_pending; }));
     if (!broker_done || (!r.answered && r.expects_response)) break;
+    spare_.push_back(std::move(c.requests.front().batches));  // keeps its capacity
     c.requests.pop_front();
   }
 }
@@ -426,7 +427,11 @@ void Producer::drain_and_send(sim::Time now) {
       r.generation = c.generation;
       r.sent = now;
       r.expects_response = acks_ != 0;
-      r.batches = drained_;
+      if (!spare_.empty()) {
+        r.batches = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      r.batches.assign(drained_.begin(), drained_.end());
       ++counters_.requests;
       if (acks_ == 0) {
         // No answer expected: the batches complete when the request is sent.
@@ -648,8 +653,9 @@ sim::Time Producer::next_wake(sim::Time now) const {
 
 void Producer::schedule_wake(sim::Time at) {
   if (at == sim::Time::max()) return;
-  if (!wakes_.empty() && *wakes_.begin() <= at) return;
-  wakes_.insert(at);
+  // An earlier (or equal) pending wake-up will look again.
+  if (!wakes_.empty() && wakes_.back() <= at) return;
+  wakes_.push_back(at);
   sim_.schedule(at, id_, kWake);
 }
 

@@ -42,7 +42,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <set>
 #include <vector>
 
 #include "models/broker/kafka_cluster.h"
@@ -207,8 +206,9 @@ class Producer final : public sim::Component {
   sim::Time last_metadata_request_{};
   bool metadata_requested_once_ = false;
 
-  std::multiset<sim::Time> wakes_;  // pending wake-up events
-  std::vector<WireBatch> drained_;  // scratch
+  std::vector<sim::Time> wakes_;  // pending wake-up events, latest first
+  std::vector<WireBatch> drained_;               // scratch
+  std::vector<std::vector<WireBatch>> spare_;    // emptied request bodies, reused
   ProducerCounters counters_;
 };
 
