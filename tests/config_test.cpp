@@ -725,10 +725,10 @@ TEST(ConfigConnector, BadRestNameNamesItsOwnPath) {
 TEST(ConfigConnector, IgnoredRealPropertiesAreListed) {
   const Config c = load_text(
       R"({"producer": {"bootstrap.servers": "k:9092", "compression.type": "lz4"},
-          "kafka": {"log.segment.bytes": 1073741824}})");
+          "kafka": {"num.io.threads": 8}})");
   EXPECT_TRUE(contains(c.ignored, "producer.bootstrap.servers"));
   EXPECT_TRUE(contains(c.ignored, "producer.compression.type"));
-  EXPECT_TRUE(contains(c.ignored, "kafka.log.segment.bytes"));
+  EXPECT_TRUE(contains(c.ignored, "kafka.num.io.threads"));
   EXPECT_EQ(c.ignored.size(), 3u);
   // Ignored properties do not change the scenario.
   EXPECT_EQ(config_digest(c), config_digest(load_config(json::object())));
@@ -849,6 +849,58 @@ TEST(ConfigEffective, ProductionJsonIsTheEffectiveEmptyConfig) {
   const Config loaded = load_config(file);
   EXPECT_EQ(config_digest(loaded), config_digest(empty));
   EXPECT_TRUE(loaded.ignored.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// kafka-clients 3.4 producer rules (ProducerConfig.postProcessAndValidateIdempotenceConfigs,
+// KafkaProducer.configureDeliveryTimeout)
+
+TEST(ConfigProducer, IdempotenceIsOnByDefaultAndQuietlyOffWhenAcksIsNotAll) {
+  EXPECT_TRUE(load_text("{}").producer.enable_idempotence);
+  const Config c = load_text(R"({"producer": {"acks": "1"}})");
+  EXPECT_FALSE(c.producer.enable_idempotence);
+  // The effective config says so, and reads back to the same scenario.
+  EXPECT_EQ(effective(c)["producer"]["enable.idempotence"], false);
+  EXPECT_EQ(config_digest(load_config(effective(c))), config_digest(c));
+  EXPECT_FALSE(load_text(R"({"producer": {"max.in.flight.requests.per.connection": 6}})")
+                   .producer.enable_idempotence);
+  EXPECT_FALSE(load_text(R"({"producer": {"retries": 0}})").producer.enable_idempotence);
+}
+
+TEST(ConfigProducer, ExplicitIdempotenceWithAConflictIsRefused) {
+  EXPECT_EQ(load_error(json::parse(R"({"producer": {"enable.idempotence": true, "acks": "1"}})")),
+            "config error at producer.enable.idempotence: the idempotent producer needs acks=all "
+            "(kafka-clients refuses this configuration), found enable.idempotence=true");
+  EXPECT_NE(load_error(json::parse(
+                R"({"producer": {"enable.idempotence": true, "max.in.flight.requests.per.connection": 6}})")),
+            "<no error>");
+  EXPECT_NE(load_error(json::parse(R"({"producer": {"enable.idempotence": true, "retries": 0}})")),
+            "<no error>");
+  EXPECT_EQ(load_error(json::parse(R"({"producer": {"enable.idempotence": false, "acks": "0"}})")),
+            "<no error>");
+}
+
+TEST(ConfigProducer, DeliveryTimeoutBelowLingerPlusRequestTimeout) {
+  // Explicitly too small: refused; by default: raised to linger.ms + request.timeout.ms.
+  EXPECT_EQ(load_error(json::parse(R"({"producer": {"delivery.timeout.ms": 20000}})")),
+            "config error at producer.delivery.timeout.ms: expected at least linger.ms + "
+            "request.timeout.ms (30000), found 20000");
+  const Config c = load_text(R"({"producer": {"request.timeout.ms": 200000, "linger.ms": 5}})");
+  EXPECT_EQ(c.producer.delivery_timeout, Time::millis(200005));
+}
+
+TEST(ConfigFaults, WindowedKafkaFaultsGetADefaultLength) {
+  const Config c = load_text(R"({"faults": [
+      {"kind": "broker_crash", "at": "1h"}, {"kind": "response_loss", "at": "1h"},
+      {"kind": "leader_flapping", "at": "1h"}, {"kind": "broker_crash", "at": "1h", "duration_mean": "5m"},
+      {"kind": "manual_resend", "at": "2h", "resend_policy": "check_by_key"}]})");
+  EXPECT_EQ(c.faults[0].duration, Time::minutes(1));
+  EXPECT_EQ(c.faults[1].duration, Time::seconds(30));
+  EXPECT_EQ(c.faults[2].duration, Time::minutes(10));
+  EXPECT_EQ(c.faults[3].duration, Time{});  // drawn from duration_mean instead
+  EXPECT_EQ(c.faults[4].params["resend_policy"], "check_by_key");
+  EXPECT_EQ(load_error(json::parse(R"({"faults": [{"kind": "manual_resend", "at": "1h", "resend_policy": "all"}]})")),
+            "config error at faults[0].resend_policy: expected one of \"blind\" \"check_by_key\", found \"all\"");
 }
 
 }  // namespace

@@ -18,8 +18,17 @@ struct KafkaOptions {
   sim::Time retention = sim::Time::millis(604800000);
   sim::Time broker_session_timeout = sim::Time::millis(9000);
   sim::Time producer_id_expiration = sim::Time::millis(86400000);
+  sim::Time producer_id_expiration_check_interval = sim::Time::millis(600000);
+  std::int64_t log_segment_bytes = 1073741824;
+  sim::Time log_retention_check_interval = sim::Time::millis(300000);
+  bool auto_leader_rebalance_enable = true;
+  std::int64_t leader_imbalance_check_interval_seconds = 300;
   // Model: producer -> leader -> answer round trip when healthy.
   sim::Time produce_latency = sim::Time::millis(2);
+  // Model: time for the followers of the ISR to fetch a leader append and to
+  // report it back (the high watermark moves, acks=all is answered); the
+  // followers have the records halfway through.
+  sim::Time replication_latency = sim::Time::millis(2);
 };
 
 template <class V, class O>
@@ -38,9 +47,23 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KafkaOpti
            "KRaft: the controller fences a silent broker after this");
   v.millis("producer.id.expiration.ms", o.producer_id_expiration, 1, 2147483647,
            "the broker forgets an idle producer id's sequence state after this");
-  v.duration("produce_latency", o.produce_latency, sim::Time::micros(1), sim::Time::minutes(1),
+  v.millis("producer.id.expiration.check.interval.ms", o.producer_id_expiration_check_interval, 1,
+           2147483647, "how often the broker looks for expired producer ids");
+  v.integer("log.segment.bytes", o.log_segment_bytes, 14, 2147483647,
+            "size of a log segment file; retention deletes whole closed files");
+  v.millis("log.retention.check.interval.ms", o.log_retention_check_interval, 1, 9223372036854LL,
+           "how often retention deletes old segment files");
+  v.boolean("auto.leader.rebalance.enable", o.auto_leader_rebalance_enable,
+            "move leaderships back to the preferred replicas");
+  v.integer("leader.imbalance.check.interval.seconds", o.leader_imbalance_check_interval_seconds, 1,
+            2147483647, "KRaft: a leadership off its preferred replica moves back this long after");
+  v.duration("produce_latency", o.produce_latency, sim::Time::micros(2), sim::Time::minutes(1),
              "model: healthy produce round trip");
-  v.ignored({"log.segment.bytes", "log.retention.check.interval.ms", "num.network.threads",
+  v.duration("replication_latency", o.replication_latency, sim::Time{0}, sim::Time::minutes(1),
+             "model: ISR followers fetch an append and report it back (high watermark, acks=all answer)");
+  // leader.imbalance.per.broker.percentage is read by the ZooKeeper-mode
+  // controller only; the KRaft controller balances every imbalanced partition.
+  v.ignored({"leader.imbalance.per.broker.percentage", "replica.fetch.wait.max.ms", "num.network.threads",
              "num.io.threads", "default.replication.factor", "offsets.topic.replication.factor",
              "log.dirs", "compression.type", "message.max.bytes", "cleanup.policy"});
   v.finish();

@@ -128,6 +128,11 @@ void ConnectCluster::on_data(int partition) {
   if (WorkerSinkTask* t = owner_[static_cast<std::size_t>(partition)]) t->on_data(partition);
 }
 
+void ConnectCluster::on_log_truncated(int partition, std::int64_t end_offset) {
+  group_.truncate(partition, end_offset);
+  for (auto& t : tasks_) t->on_log_truncated(partition, end_offset);
+}
+
 // --- workers ----------------------------------------------------------------
 
 void ConnectCluster::story(const std::string& name, const std::string& text) {

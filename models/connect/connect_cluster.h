@@ -51,6 +51,8 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   void wipe_keeper_map_state() { keeper_map_state_.reset_all(); }
   // New records on partition p: wake the task that owns it.
   void on_data(int partition);
+  // An unclean leader election cut partition p's log below what was read.
+  void on_log_truncated(int partition, std::int64_t end_offset);
 
   void handle(const sim::Event& event) override;
 

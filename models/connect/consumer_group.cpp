@@ -19,6 +19,13 @@ void ConsumerGroup::note_delivered(int p, std::int64_t end_offset) {
   d = std::max(d, end_offset);
 }
 
+void ConsumerGroup::truncate(int p, std::int64_t end_offset) {
+  auto& c = committed_[static_cast<std::size_t>(p)];
+  auto& d = delivered_[static_cast<std::size_t>(p)];
+  c = std::min(c, end_offset);
+  d = std::min(d, end_offset);
+}
+
 std::string ConsumerGroup::member_id(const std::string& connector, int task) {
   return "connector-consumer-" + connector + "-" + std::to_string(task);
 }

@@ -27,6 +27,9 @@ class ConsumerGroup {
   // partition ever handed to put(). Offsets below it are a replay.
   [[nodiscard]] std::int64_t delivered(int p) const { return delivered_[static_cast<std::size_t>(p)]; }
   void note_delivered(int p, std::int64_t end_offset);
+  // An unclean leader election cut the log at `end_offset`: offsets past it
+  // will hold other records (KIP-320 resets consumers to the divergence point).
+  void truncate(int p, std::int64_t end_offset);
 
   // RangeAssignor for one topic: members sorted by member id, each gets
   // partitions/members and the first partitions%members get one more.

@@ -134,6 +134,15 @@ void WorkerSinkTask::stop_and_restart(bool commit) {
   start_instance();
 }
 
+void WorkerSinkTask::on_log_truncated(int partition, std::int64_t end_offset) {
+  // KIP-320: the consumer detects the truncation through the leader epoch and
+  // seeks back to the divergence point (auto.offset.reset is set).
+  const std::size_t slot = slot_of(partition);
+  if (slot >= partitions_.size()) return;
+  position_[slot] = std::min(position_[slot], end_offset);
+  put_position_[slot] = std::min(put_position_[slot], end_offset);
+}
+
 void WorkerSinkTask::on_data(int) {
   if (status_ != TaskStatus::RUNNING || !waiting_for_data_) return;
   waiting_for_data_ = false;
@@ -240,7 +249,11 @@ bool WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
   for (std::size_t k = 0; k < n && room > 0; ++k) {
     const std::size_t slot = (cursor_ + k) % n;
     const int p = partitions_[slot];
-    const std::int64_t available = logs_[static_cast<std::size_t>(p)].log_end_offset() - position_[slot];
+    const broker::PartitionLog& log = logs_[static_cast<std::size_t>(p)];
+    // auto.offset.reset=earliest: a position that retention deleted moves to the log start.
+    if (position_[slot] < log.log_start_offset()) position_[slot] = log.log_start_offset();
+    // The consumer reads up to the leader's high watermark.
+    const std::int64_t available = log.high_watermark() - position_[slot];
     if (available <= 0) continue;
     const std::int64_t take = std::min(available, room);
     const sink::OffsetRange range{position_[slot], position_[slot] + take - 1};
@@ -255,7 +268,7 @@ bool WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
   // time; otherwise the next partition in turn starts (KafkaConsumer's fetch order).
   if (!out.empty()) {
     const int p = partitions_[last_used];
-    const bool drained = logs_[static_cast<std::size_t>(p)].log_end_offset() == position_[last_used];
+    const bool drained = logs_[static_cast<std::size_t>(p)].high_watermark() == position_[last_used];
     cursor_ = drained ? (last_used + 1) % n : last_used;
   }
   return !out.empty();

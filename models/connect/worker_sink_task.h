@@ -90,6 +90,8 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void restart_gracefully(std::int64_t max_poll_records);
   // New records were appended to partition p (its leader answers a waiting fetch).
   void on_data(int partition);
+  // An unclean leader election cut partition p's log below what was read.
+  void on_log_truncated(int partition, std::int64_t end_offset);
 
   // sim::Component
   void handle(const sim::Event& event) override;

@@ -82,6 +82,26 @@ void Ledger::record_mark(int partition, IdRange ids, LossCause cause) {
   p.marks.push_back(Mark{ids, cause});
 }
 
+std::vector<IdRange> Ledger::ids_with_rows(int partition, IdRange ids) const {
+  const PartitionFates& p = partitions_[static_cast<std::size_t>(partition)];
+  std::vector<IdRange> hits;
+  for (const auto& r : p.rows) {
+    const std::int64_t first = std::max(r.ids.first, ids.first);
+    const std::int64_t end = std::min(r.ids.end(), ids.end());
+    if (first < end) hits.push_back(IdRange{first, end - first});
+  }
+  std::sort(hits.begin(), hits.end(), [](const IdRange& a, const IdRange& b) { return a.first < b.first; });
+  std::vector<IdRange> merged;
+  for (const auto& h : hits) {
+    if (!merged.empty() && h.first <= merged.back().end()) {
+      merged.back().count = std::max(merged.back().end(), h.end()) - merged.back().first;
+    } else {
+      merged.push_back(h);
+    }
+  }
+  return merged;
+}
+
 namespace {
 
 // The entry point of a row that is not the first row of its id (SPEC §3):

@@ -79,6 +79,9 @@ class Ledger {
   void record_mark(int partition, IdRange ids, LossCause cause);
 
   [[nodiscard]] std::int64_t produced(int partition) const { return partitions_[partition].produced; }
+  // The ids of `ids` that have at least one ClickHouse row, as sorted
+  // disjoint ranges (what a lookup by business key would find).
+  [[nodiscard]] std::vector<IdRange> ids_with_rows(int partition, IdRange ids) const;
   [[nodiscard]] std::int64_t rows_recorded() const { return rows_recorded_; }
   [[nodiscard]] std::uint64_t next_insert_serial() { return ++insert_serial_; }
 

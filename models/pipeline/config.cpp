@@ -122,6 +122,10 @@ sim::FaultSpec read_fault(const json& f, const std::string& path) {
     double p = 1.0;
     r.real("probability", p, 0, 1, "");
     keep("probability", p);
+  } else if (spec.kind == "manual_resend") {
+    std::string policy = "blind";
+    r.choice("resend_policy", policy, {"blind", "check_by_key"}, "");
+    keep("resend_policy", policy);
   } else if (spec.kind == "keeper_backlog") {
     double factor = 0.25;
     r.real("capacity_factor", factor, 0.0001, 1, "");
@@ -131,6 +135,12 @@ sim::FaultSpec read_fault(const json& f, const std::string& path) {
     keep("extra_ops_per_s", extra);
   }
   r.finish();
+  // Windows that need a length: model defaults, written out by --print.
+  if (!f.contains("duration") && !f.contains("duration_mean")) {
+    if (spec.kind == "response_loss") spec.duration = Time::seconds(30);
+    if (spec.kind == "broker_crash") spec.duration = Time::minutes(1);
+    if (spec.kind == "leader_flapping") spec.duration = Time::minutes(10);
+  }
   return spec;
 }
 
@@ -173,6 +183,42 @@ void check_fault_partitions(const Config& c) {
                                     std::to_string(c.kafka.num_partitions - 1) + ", found " + p.dump());
       }
     }
+  }
+}
+
+// ProducerConfig.postProcessAndValidateIdempotenceConfigs and
+// KafkaProducer.configureDeliveryTimeout (kafka-clients 3.4): a conflict
+// with an explicitly set property is an error; otherwise the client quietly
+// disables idempotence or raises delivery.timeout.ms, and so do we (the
+// effective config then shows the value the client runs with).
+void apply_producer_rules(const json& raw, Config& c) {
+  const json* given = raw.contains("producer") && raw["producer"].is_object() ? &raw["producer"] : nullptr;
+  const bool explicit_idempotence = given && given->contains("enable.idempotence");
+  auto& p = c.producer;
+  if (p.enable_idempotence) {
+    const auto conflict = [&](const std::string& what) {
+      if (explicit_idempotence) {
+        sim::throw_config_error("producer.enable.idempotence",
+                                "the idempotent producer needs " + what + " (kafka-clients refuses this "
+                                "configuration), found enable.idempotence=true");
+      }
+      p.enable_idempotence = false;
+    };
+    if (p.retries == 0) conflict("retries > 0");
+    if (p.enable_idempotence && p.acks != "all" && p.acks != "-1") conflict("acks=all");
+    if (p.enable_idempotence && p.max_in_flight_requests_per_connection > 5) {
+      conflict("max.in.flight.requests.per.connection <= 5");
+    }
+  }
+  const Time floor = p.linger + p.request_timeout;
+  if (p.delivery_timeout < floor) {
+    if (given && given->contains("delivery.timeout.ms")) {
+      sim::throw_config_error("producer.delivery.timeout.ms",
+                              "expected at least linger.ms + request.timeout.ms (" +
+                                  std::to_string(floor.us / 1000) + "), found " +
+                                  std::to_string(p.delivery_timeout.us / 1000));
+    }
+    p.delivery_timeout = floor;
   }
 }
 
@@ -420,6 +466,7 @@ Config load_config(const json& raw, bool lint) {
   } else {
     c.faults = default_faults();
   }
+  apply_producer_rules(raw, c);
   check_consistency(c, lint);
   check_targets(c);
   check_fault_partitions(c);

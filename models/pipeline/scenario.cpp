@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 
+#include "models/broker/kafka_cluster.h"
 #include "models/broker/partition_log.h"
 #include "models/clickhouse/table.h"
 #include "models/connect/connect_cluster.h"
@@ -12,6 +14,7 @@
 #include "models/pipeline/disruption_episodes.h"
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/topology.h"
+#include "models/producer/application.h"
 #include "models/producer/producer.h"
 #include "models/sink/sink_counters.h"
 #include "models/workload/workload.h"
@@ -27,15 +30,29 @@ int target_index(const std::string& target) {
   return dash == std::string::npos ? 0 : std::stoi(target.substr(dash + 1));
 }
 
+std::vector<int> fault_partitions(const nlohmann::json& params, int partitions) {
+  std::vector<int> out;
+  const auto it = params.find("partitions");
+  if (it == params.end() || *it == "all") {
+    for (int p = 0; p < partitions; ++p) out.push_back(p);
+  } else if (it->is_array()) {
+    for (const auto& p : *it) out.push_back(p.get<int>());
+  } else {
+    out.push_back(it->get<int>());
+  }
+  return out;
+}
+
 // Everything of one run; lives on the stack of run_scenario.
-class Run final : public sim::Component {
+class Run final : public sim::Component, public broker::ClusterListener {
  public:
   Run(const Config& c, std::uint64_t seed)
       : config_(c),
         seed_(seed),
         partitions_(static_cast<int>(c.kafka.num_partitions)),
         topology_(c),
-        logs_(static_cast<std::size_t>(partitions_)),
+        logs_(static_cast<std::size_t>(partitions_),
+              broker::PartitionLog(c.kafka.log_segment_bytes / c.workload.record_bytes)),
         ledger_(partitions_),
         keeper_(c.keeper),
         table_(sim_, c.clickhouse, logs_, ledger_, keeper_, seed),
@@ -43,10 +60,13 @@ class Run final : public sim::Component {
         deps_{&c.connector, &table_, &keeper_, &ledger_, &logs_, &sink_counters_},
         cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_, logs_, deps_,
                  c.connector.exactly_once, seed),
-        producer_(sim_, c.producer, workload_, logs_, ledger_,
-                  topology_.round_trip("producer", "broker-0"),
-                  [this](int p) { on_append(p); }),
-        id_(sim_.add_component(this)) {}
+        kafka_(sim_, c.kafka, logs_, ledger_),
+        producer_(sim_, c.producer, c.producer.enable_idempotence, partitions_, c.workload.record_bytes, kafka_,
+                  topology_.round_trip("producer", "broker-0"), seed),
+        app_(sim_, c.app, workload_, ledger_, producer_),
+        id_(sim_.add_component(this)) {
+    kafka_.set_listener(this);
+  }
 
   void set_trace(sim::Trace* trace) { sim_.set_trace(trace); }
   [[nodiscard]] std::vector<ledger::FateGroup>& groups() { return groups_; }
@@ -59,14 +79,23 @@ class Run final : public sim::Component {
       sim_.schedule(schedule_[i].at, id_, kFaultStart, static_cast<std::uint32_t>(i));
     }
     cluster_.start();
-    producer_.start(end_of_faults);
+    kafka_.start(end_of_faults + config_.run.drain);
+    app_.start(end_of_faults);
     sim_.run_until(end_of_faults + config_.run.drain);
     return collect();
   }
 
   void handle(const sim::Event& e) override {
+    if (e.type == kWindowEnd) {
+      producer_.fault_window(false);
+      return;
+    }
     const sim::FaultOccurrence& f = schedule_[e.arg];
     const sim::FaultSpec& spec = config_.faults[f.spec];
+    if (e.type == kFlap) {
+      flap(spec, f, e.arg);
+      return;
+    }
     if (e.type == kFaultEnd) {
       end_fault(spec);
       return;
@@ -77,12 +106,29 @@ class Run final : public sim::Component {
     if (spec.kind == "rebalance" || spec.kind == "task_restart") {
       episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_, cluster_.healthy());
     }
-    start_fault(spec, f);
+    start_fault(spec, f, e.arg);
     if (f.duration.us > 0) sim_.schedule_in(f.duration, id_, kFaultEnd, e.arg);
   }
 
+  // broker::ClusterListener
+  void before_change() override { producer_.run_sender(); }
+  void leadership_moved(int partition, int old_leader) override { producer_.leadership_moved(partition, old_leader); }
+  void broker_died(int broker) override { producer_.broker_died(broker); }
+  void isr_shrunk(int partition) override { producer_.isr_shrunk(partition); }
+  void records_visible(int partition) override { on_append(partition); }
+  void log_truncated(int partition, std::int64_t new_end, const std::vector<broker::IdPiece>& removed) override {
+    // Acknowledged records the new leader lacks are lost (acks=1, unclean
+    // election); the producer still owns the others and retries them.
+    for (const auto& piece : removed) {
+      rest_.clear();
+      producer_.unowned_ids(partition, piece.ids, rest_);
+      for (const auto& ids : rest_) ledger_.record_mark(partition, ids, ledger::LossCause::KAFKA_TRUNCATED);
+    }
+    cluster_.on_log_truncated(partition, new_end);
+  }
+
  private:
-  enum EventType : std::uint32_t { kFaultStart = 1, kFaultEnd = 2 };
+  enum EventType : std::uint32_t { kFaultStart = 1, kFaultEnd = 2, kWindowEnd = 3, kFlap = 4 };
 
   std::vector<std::string> targets(const std::string& kind) const {
     std::vector<std::string> t;
@@ -96,9 +142,51 @@ class Run final : public sim::Component {
     return t;
   }
 
-  void start_fault(const sim::FaultSpec& spec, const sim::FaultOccurrence& f) {
+  // While a fault window is open the producer sends batch by batch.
+  void open_window(sim::Time length) {
+    if (length.us <= 0) return;
+    producer_.fault_window(true);
+    sim_.schedule_in(length, id_, kWindowEnd);
+  }
+
+  void flap(const sim::FaultSpec& spec, const sim::FaultOccurrence& f, std::uint32_t index) {
+    // leader_flapping: every `period` of the window the leaders move again.
+    if (sim_.now() >= f.at + f.duration) return;
+    const bool controlled = spec.params.value("controlled", true);
+    for (const int p : fault_partitions(spec.params, partitions_)) kafka_.change_leader(p, controlled, sim::Time{});
+    producer_.run_sender();
+    const auto period = sim::parse_duration(spec.params.value("period", std::string("20s")));
+    sim_.schedule_in(period ? *period : sim::Time::seconds(20), id_, kFlap, index);
+  }
+
+  void start_fault(const sim::FaultSpec& spec, const sim::FaultOccurrence& f, std::uint32_t index) {
     const std::string& k = spec.kind;
-    if (k == "worker_crash") {
+    if (k == "leader_change") {
+      const bool controlled = spec.params.value("controlled", true);
+      const sim::Time window =
+          f.duration.us > 0 ? f.duration : (controlled ? sim::Time{} : config_.kafka.broker_session_timeout);
+      open_window(window);
+      for (const int p : fault_partitions(spec.params, partitions_)) kafka_.change_leader(p, controlled, f.duration);
+      producer_.run_sender();
+    } else if (k == "leader_flapping") {
+      open_window(f.duration);
+      flap(spec, f, index);
+    } else if (k == "response_loss") {
+      open_window(f.duration);
+      response_losses_.insert(spec.params.value("probability", 1.0));
+      producer_.set_response_loss(*response_losses_.rbegin());
+    } else if (k == "broker_crash") {
+      open_window(f.duration);
+      kafka_.crash_broker(target_index(f.target), f.duration);
+      producer_.run_sender();
+    } else if (k == "producer_restart") {
+      producer_.run_sender();
+      producer_.restart();
+      producer_.run_sender();
+    } else if (k == "manual_resend") {
+      producer_.run_sender();
+      app_.manual_resend(spec.params.value("resend_policy", config_.app.resend_policy));
+    } else if (k == "worker_crash") {
       cluster_.kill_worker(target_index(f.target));
     } else if (k == "task_restart") {
       cluster_.restart_task(target_index(f.target));
@@ -131,15 +219,20 @@ class Run final : public sim::Component {
 
   void end_fault(const sim::FaultSpec& spec) {
     if (spec.kind == "keeper_backlog") keeper_.set_degradation(sim_.now(), 1.0, 0.0);
+    if (spec.kind == "response_loss") {
+      response_losses_.erase(response_losses_.find(spec.params.value("probability", 1.0)));
+      producer_.run_sender();
+      producer_.set_response_loss(response_losses_.empty() ? 0.0 : *response_losses_.rbegin());
+    }
   }
 
   void on_append(int p) {
     const auto& log = logs_[static_cast<std::size_t>(p)];
-    const std::int64_t lag = log.log_end_offset() - cluster_.group().committed(p);
+    const std::int64_t lag = log.high_watermark() - cluster_.group().committed(p);
     max_lag_ = std::max(max_lag_, lag);
     if (auto* t = sim_.trace(); t && t->detail_at(sim_.now())) {
       const std::string partition = "partition-" + std::to_string(p);
-      t->instant(sim_.now(), "producer", "append", {{"partition", p}, {"log_end_offset", log.log_end_offset()}});
+      t->instant(sim_.now(), "producer", "append", {{"partition", p}, {"high_watermark", log.high_watermark()}});
       t->counter(sim_.now(), partition, "lag_records", static_cast<double>(lag));
     }
     cluster_.on_data(p);
@@ -149,7 +242,8 @@ class Run final : public sim::Component {
     const ledger::Settlement s = ledger_.settle(sim_.trace() ? &groups_ : nullptr);
     std::map<std::string, double> v;
     v["records_produced"] = static_cast<double>(s.produced);
-    v["kafka_records"] = static_cast<double>(producer_.counters().kafka_records);
+    v["kafka_records"] =
+        static_cast<double>(kafka_.counters().appended_records - kafka_.counters().truncated_records);
     v["clickhouse_rows"] = static_cast<double>(s.rows);
     v["duplicate_rows"] = static_cast<double>(s.duplicate_rows);
     for (int e = 0; e < static_cast<int>(ledger::EntryPoint::COUNT); ++e) {
@@ -186,6 +280,13 @@ class Run final : public sim::Component {
     // on ReplacingMergeTree; a plain MergeTree keeps every row.
     v["final_duplicate_rows"] =
         config_.clickhouse.engine == "ReplacingMergeTree" ? 0.0 : static_cast<double>(s.duplicate_rows);
+    v["producer_retried_records"] = static_cast<double>(producer_.counters().retried_records);
+    v["producer_failed_records"] = static_cast<double>(producer_.counters().failed_records);
+    v["producer_expired_records"] = static_cast<double>(producer_.counters().expired_records);
+    v["producer_epoch_bumps"] = static_cast<double>(producer_.epoch_bumps());
+    v["retry_table_records"] = static_cast<double>(app_.retry_table_records());
+    v["leader_elections"] = static_cast<double>(kafka_.counters().leader_elections);
+    v["kafka_truncated_records"] = static_cast<double>(kafka_.counters().truncated_records);
     for (const auto& kind : fault_kinds()) v["faults_fired." + kind] = static_cast<double>(faults_fired_[kind]);
     v["events_processed"] = static_cast<double>(sim_.events_processed());
     episodes_.close(sink_counters_);
@@ -221,9 +322,13 @@ class Run final : public sim::Component {
   sink::SinkCounters sink_counters_;
   sink::SinkDependencies deps_;
   connect::ConnectCluster cluster_;
+  broker::KafkaCluster kafka_;
   producer::Producer producer_;
+  producer::Application app_;
   sim::ComponentId id_;
   std::vector<sim::FaultOccurrence> schedule_;
+  std::multiset<double> response_losses_;  // probabilities of the open response_loss windows
+  std::vector<ledger::IdRange> rest_;      // scratch
   std::map<std::string, std::int64_t> faults_fired_;
   DisruptionEpisodes episodes_;
   std::int64_t max_lag_ = 0;

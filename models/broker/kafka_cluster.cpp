@@ -1,0 +1,421 @@
+#include "models/broker/kafka_cluster.h"
+
+#include <algorithm>
+
+#include "sim/engine/invariant.h"
+
+namespace pipesim::broker {
+
+KafkaCluster::KafkaCluster(sim::Simulation& sim, const KafkaOptions& options,
+                           std::vector<PartitionLog>& logs, ledger::Ledger& ledger)
+    : sim_(sim),
+      options_(options),
+      logs_(logs),
+      ledger_(ledger),
+      id_(sim.add_component(this)),
+      alive_(static_cast<std::size_t>(options.brokers), true),
+      fenced_(static_cast<std::size_t>(options.brokers), false),
+      shrink_due_(static_cast<std::size_t>(options.brokers), sim::Time::max()),
+      fence_due_(static_cast<std::size_t>(options.brokers), sim::Time::max()),
+      restart_due_(static_cast<std::size_t>(options.brokers), sim::Time::max()) {
+  const auto rf = static_cast<std::size_t>(options.replication_factor);
+  for (std::int64_t p = 0; p < options.num_partitions; ++p) {
+    Partition part(options.producer_id_expiration, options.producer_id_expiration_check_interval);
+    for (std::size_t i = 0; i < rf; ++i) {
+      part.replicas.push_back(static_cast<int>((p + static_cast<std::int64_t>(i)) % options.brokers));
+    }
+    part.in_isr.assign(rf, 1);
+    part.stale_end.assign(rf, 0);
+    part.leader = part.replicas[0];
+    partitions_.push_back(std::move(part));
+  }
+}
+
+void KafkaCluster::start(sim::Time horizon) {
+  horizon_ = horizon;
+  // Nothing can expire within the run: no retention checks at all.
+  if (options_.retention < horizon && options_.log_retention_check_interval < horizon) {
+    sim_.schedule(options_.log_retention_check_interval, id_, kRetention);
+  }
+}
+
+std::size_t KafkaCluster::slot_of(const Partition& p, int broker) const {
+  const auto it = std::find(p.replicas.begin(), p.replicas.end(), broker);
+  return static_cast<std::size_t>(it - p.replicas.begin());
+}
+
+bool KafkaCluster::following(const Partition& p, int broker) const {
+  const std::size_t slot = slot_of(p, broker);
+  return slot < p.replicas.size() && p.in_isr[slot] && alive(broker) && p.leader >= 0 &&
+         p.leader != broker && alive(p.leader);
+}
+
+std::int64_t KafkaCluster::follower_end(const Partition& p, std::size_t index) const {
+  // The followers have every append older than half the replication latency.
+  const sim::Time half{options_.replication_latency.us / 2};
+  for (const auto& [at, end_before] : p.recent) {
+    if (at + half > sim_.now()) return end_before;
+  }
+  return logs_[index].log_end_offset();
+}
+
+std::int64_t KafkaCluster::replica_end(const Partition& p, std::size_t index, std::size_t slot) const {
+  const int b = p.replicas[slot];
+  if (b == p.leader && alive(b)) return logs_[index].log_end_offset();
+  if (following(p, b)) return follower_end(p, index);
+  return p.stale_end[slot];
+}
+
+void KafkaCluster::freeze_ends(std::size_t index) {
+  Partition& p = partitions_[index];
+  for (std::size_t s = 0; s < p.replicas.size(); ++s) p.stale_end[s] = replica_end(p, index, s);
+}
+
+int KafkaCluster::isr_size(const Partition& p) const {
+  return static_cast<int>(std::count(p.in_isr.begin(), p.in_isr.end(), 1));
+}
+
+bool KafkaCluster::isr_has_dead_member(const Partition& p) const {
+  for (std::size_t s = 0; s < p.replicas.size(); ++s) {
+    if (p.in_isr[s] && !alive(p.replicas[s])) return true;
+  }
+  return false;
+}
+
+int KafkaCluster::choose_leader(const Partition& p, int exclude, bool allow_unclean, bool& unclean) const {
+  unclean = false;
+  const auto usable = [&](std::size_t s) {
+    const int b = p.replicas[s];
+    return b != exclude && alive(b) && !fenced_[static_cast<std::size_t>(b)];
+  };
+  for (std::size_t s = 0; s < p.replicas.size(); ++s) {
+    if (usable(s) && p.in_isr[s]) return static_cast<int>(s);
+  }
+  if (allow_unclean) {
+    for (std::size_t s = 0; s < p.replicas.size(); ++s) {
+      if (usable(s)) {
+        unclean = true;
+        return static_cast<int>(s);
+      }
+    }
+  }
+  return -1;
+}
+
+ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::Time at) {
+  const auto index = static_cast<std::size_t>(batch.partition);
+  Partition& p = partitions_[index];
+  PartitionLog& log = logs_[index];
+  ProduceResult r;
+  r.leader_epoch = p.leader_epoch;
+  if (p.leader != broker) {
+    r.error = ProduceError::NOT_LEADER_OR_FOLLOWER;
+    return r;
+  }
+  if (p.hung) {
+    r.error = ProduceError::NO_ANSWER;
+    return r;
+  }
+  // Partition.appendRecordsToLeader: acks=all needs min.insync.replicas in the ISR.
+  if (batch.acks_all && isr_size(p) < options_.min_insync_replicas) {
+    r.error = ProduceError::NOT_ENOUGH_REPLICAS;
+    return r;
+  }
+  if (batch.producer_id >= 0) {
+    std::int64_t duplicate_offset = -1;
+    switch (p.producers.check(batch.producer_id, batch.epoch, batch.base_sequence,
+                              batch.base_sequence + batch.records - 1, at, duplicate_offset)) {
+      case SequenceCheck::DUPLICATE:
+        r.error = ProduceError::DUPLICATE_SEQUENCE;
+        r.base_offset = duplicate_offset;
+        return r;
+      case SequenceCheck::OUT_OF_ORDER:
+        r.error = ProduceError::OUT_OF_ORDER_SEQUENCE_NUMBER;
+        return r;
+      case SequenceCheck::FENCED_EPOCH:
+        r.error = ProduceError::INVALID_PRODUCER_EPOCH;
+        return r;
+      case SequenceCheck::APPEND:
+        break;
+    }
+  }
+  const sim::Time half{options_.replication_latency.us / 2};
+  while (!p.recent.empty() && p.recent.front().first + half <= at) p.recent.pop_front();
+  p.recent.emplace_back(at, log.log_end_offset());
+  r.base_offset = log.append(batch.first_id, batch.records, batch.cause, at);
+  if (batch.producer_id >= 0) {
+    p.producers.on_append(batch.producer_id, batch.epoch, batch.base_sequence,
+                          batch.base_sequence + batch.records - 1, r.base_offset, batch.created);
+  }
+  counters_.appended_records += batch.records;
+  if (isr_has_dead_member(p)) {
+    r.replication = sim::Time::max();  // the high watermark waits for the dead follower to leave the ISR
+  } else {
+    r.replication = isr_size(p) > 1 ? options_.replication_latency : sim::Time{};
+  }
+  return r;
+}
+
+void KafkaCluster::replicated(int partition, std::int64_t end_offset, std::uint32_t leader_epoch) {
+  const auto index = static_cast<std::size_t>(partition);
+  const Partition& p = partitions_[index];
+  if (p.leader_epoch != leader_epoch || p.leader < 0 || !alive(p.leader)) return;
+  if (logs_[index].advance_high_watermark(end_offset) && listener_) listener_->records_visible(partition);
+}
+
+void KafkaCluster::update_high_watermark(std::size_t index) {
+  const Partition& p = partitions_[index];
+  if (p.leader < 0 || !alive(p.leader)) return;
+  std::int64_t hw = logs_[index].log_end_offset();
+  for (std::size_t s = 0; s < p.replicas.size(); ++s) {
+    if (p.in_isr[s]) hw = std::min(hw, replica_end(p, index, s));
+  }
+  if (logs_[index].advance_high_watermark(hw) && listener_) listener_->records_visible(static_cast<int>(index));
+}
+
+void KafkaCluster::elect(std::size_t index, int slot, bool unclean) {
+  Partition& p = partitions_[index];
+  PartitionLog& log = logs_[index];
+  const int old = p.leader;
+  const int chosen = p.replicas[static_cast<std::size_t>(slot)];
+  freeze_ends(index);
+  if (old >= 0 && old != chosen && alive(old) && listener_) listener_->leadership_moved(static_cast<int>(index), old);
+  const std::int64_t new_end = p.stale_end[static_cast<std::size_t>(slot)];
+  if (new_end < log.log_end_offset()) {
+    // The new leader lacks the tail: every replica truncates to its end.
+    scratch_.clear();
+    log.truncate(new_end, scratch_);
+    p.producers.truncate(new_end);
+    for (const auto& piece : scratch_) counters_.truncated_records += piece.ids.count;
+    if (listener_) listener_->log_truncated(static_cast<int>(index), new_end, scratch_);
+  }
+  p.leader = chosen;
+  ++p.leader_epoch;
+  p.hung = false;
+  p.stepped_down = -1;
+  p.election_due = sim::Time::max();
+  p.recent.clear();
+  for (auto& e : p.stale_end) e = std::min(e, new_end);
+  if (unclean) {
+    // PartitionChangeBuilder: an unclean election sets the ISR to the new leader alone.
+    std::fill(p.in_isr.begin(), p.in_isr.end(), 0);
+    ++counters_.unclean_elections;
+  }
+  p.in_isr[static_cast<std::size_t>(slot)] = 1;
+  // Live replicas fetch from the new leader, truncate to its log and catch up
+  // (model: at once), so they are (again) in the ISR.
+  for (std::size_t s = 0; s < p.replicas.size(); ++s) {
+    const int b = p.replicas[s];
+    if (alive(b) && !fenced_[static_cast<std::size_t>(b)]) p.in_isr[s] = 1;
+  }
+  ++counters_.leader_elections;
+  update_high_watermark(index);
+  schedule_balance();
+}
+
+void KafkaCluster::crash_broker(int broker, sim::Time down_for) {
+  const auto b = static_cast<std::size_t>(broker);
+  if (!alive_[b]) return;  // already down: the running outage goes on
+  if (listener_) listener_->before_change();
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    if (slot_of(partitions_[i], broker) < partitions_[i].replicas.size()) freeze_ends(i);
+  }
+  alive_[b] = false;
+  if (listener_) listener_->broker_died(broker);
+  const sim::Time now = sim_.now();
+  // The controller fences the silent broker after broker.session.timeout.ms;
+  // a leader drops a silent follower from its ISR after replica.lag.time.max.ms.
+  // A broker back sooner registers again: its old incarnation is fenced then.
+  const sim::Time fence_in = std::min(options_.broker_session_timeout, down_for);
+  const sim::Time shrink_in = std::min(fence_in, options_.replica_lag_time_max);
+  if (shrink_in < fence_in) {
+    shrink_due_[b] = now + shrink_in;
+    sim_.schedule(shrink_due_[b], id_, kIsrShrink, static_cast<std::uint32_t>(broker));
+  }
+  fence_due_[b] = now + fence_in;
+  sim_.schedule(fence_due_[b], id_, kFence, static_cast<std::uint32_t>(broker));
+  restart_due_[b] = now + down_for;
+  sim_.schedule(restart_due_[b], id_, kRestart, static_cast<std::uint32_t>(broker));
+}
+
+void KafkaCluster::shrink_isr(int broker) {
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    Partition& p = partitions_[i];
+    const std::size_t s = slot_of(p, broker);
+    if (s >= p.replicas.size() || !p.in_isr[s] || p.leader == broker || isr_size(p) <= 1) continue;
+    p.in_isr[s] = 0;
+    if (listener_) listener_->isr_shrunk(static_cast<int>(i));
+    update_high_watermark(i);
+  }
+}
+
+void KafkaCluster::fence(int broker) {
+  if (listener_) listener_->before_change();
+  fenced_[static_cast<std::size_t>(broker)] = true;
+  shrink_isr(broker);
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    Partition& p = partitions_[i];
+    const std::size_t s = slot_of(p, broker);
+    if (s >= p.replicas.size() || p.leader != broker) continue;
+    // KRaft handleBrokerFenced: out of the ISR (unless it is the last member)
+    // and a new leader, or none.
+    if (p.in_isr[s] && isr_size(p) > 1) p.in_isr[s] = 0;
+    bool unclean = false;
+    const int slot = choose_leader(p, broker, options_.unclean_leader_election_enable, unclean);
+    if (slot >= 0) {
+      elect(i, slot, unclean);
+    } else {
+      freeze_ends(i);
+      p.leader = -1;
+      ++p.leader_epoch;
+    }
+  }
+}
+
+void KafkaCluster::restart(int broker) {
+  if (listener_) listener_->before_change();
+  alive_[static_cast<std::size_t>(broker)] = true;
+  fenced_[static_cast<std::size_t>(broker)] = false;
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    Partition& p = partitions_[i];
+    const std::size_t s = slot_of(p, broker);
+    if (s >= p.replicas.size()) continue;
+    if (p.leader >= 0) {
+      // It truncates to the leader's log, catches up (model: at once) and
+      // rejoins the ISR.
+      p.in_isr[s] = 1;
+      p.stale_end[s] = logs_[i].log_end_offset();
+      continue;
+    }
+    if (p.stepped_down >= 0 || p.hung) continue;  // an election window is running
+    bool unclean = false;
+    const int slot = choose_leader(p, -1, options_.unclean_leader_election_enable, unclean);
+    if (slot >= 0) elect(i, slot, unclean);
+  }
+  schedule_balance();
+}
+
+void KafkaCluster::change_leader(int partition, bool controlled, sim::Time window) {
+  const auto index = static_cast<std::size_t>(partition);
+  Partition& p = partitions_[index];
+  if (p.leader < 0 || !alive(p.leader) || p.stepped_down >= 0 || p.hung) return;  // nothing to move
+  if (listener_) listener_->before_change();
+  const int old = p.leader;
+  if (!controlled) {
+    // The leader stops answering produce requests for the partition; the
+    // controller moves it after the window (a fenced-like leader).
+    p.hung = true;
+    p.stepped_down = old;
+    p.election_due = sim_.now() + (window.us > 0 ? window : options_.broker_session_timeout);
+    sim_.schedule(p.election_due, id_, kElection, static_cast<std::uint32_t>(partition));
+    return;
+  }
+  bool unclean = false;
+  const int slot = choose_leader(p, old, false, unclean);
+  if (window.us == 0) {
+    if (slot >= 0) elect(index, slot, false);
+    return;
+  }
+  // The leader gives the partition up now; the new one leads after the window.
+  freeze_ends(index);
+  p.leader = -1;
+  ++p.leader_epoch;
+  p.stepped_down = old;
+  if (listener_) listener_->leadership_moved(partition, old);
+  p.election_due = sim_.now() + window;
+  sim_.schedule(p.election_due, id_, kElection, static_cast<std::uint32_t>(partition));
+}
+
+void KafkaCluster::retention_check() {
+  if (listener_) listener_->before_change();
+  const sim::Time cutoff = sim_.now() - options_.retention;
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    scratch_.clear();
+    const std::int64_t start = logs_[i].delete_segment_files_before(cutoff, scratch_);
+    for (const auto& piece : scratch_) {
+      ledger_.record_mark(static_cast<int>(i), piece.ids, ledger::LossCause::RETENTION_EXPIRED);
+      counters_.retention_deleted_records += piece.ids.count;
+    }
+    if (!scratch_.empty()) partitions_[i].producers.truncate_head(start);
+  }
+  const sim::Time next = sim_.now() + options_.log_retention_check_interval;
+  if (next < horizon_) sim_.schedule(next, id_, kRetention);
+}
+
+void KafkaCluster::schedule_balance() {
+  if (!options_.auto_leader_rebalance_enable || balance_scheduled_) return;
+  const bool imbalanced = std::any_of(partitions_.begin(), partitions_.end(), [](const Partition& p) {
+    return p.leader >= 0 && p.leader != p.replicas[0];
+  });
+  if (!imbalanced) return;
+  balance_scheduled_ = true;
+  sim_.schedule_in(sim::Time::seconds(options_.leader_imbalance_check_interval_seconds), id_, kBalance);
+}
+
+void KafkaCluster::balance_leaders() {
+  balance_scheduled_ = false;
+  if (listener_) listener_->before_change();
+  // ReplicationControlManager.maybeBalancePartitionLeaders: a PREFERRED
+  // election, which succeeds when the preferred replica is live and in the ISR.
+  for (std::size_t i = 0; i < partitions_.size(); ++i) {
+    Partition& p = partitions_[i];
+    const int preferred = p.replicas[0];
+    if (p.leader < 0 || p.leader == preferred || p.hung || p.stepped_down >= 0) continue;
+    if (!alive(p.leader) || !alive(preferred) || fenced_[static_cast<std::size_t>(preferred)] || !p.in_isr[0]) continue;
+    elect(i, 0, false);
+  }
+  schedule_balance();
+}
+
+void KafkaCluster::handle(const sim::Event& event) {
+  const auto b = static_cast<std::size_t>(event.arg);
+  const sim::Time now = sim_.now();
+  switch (event.type) {
+    case kIsrShrink:
+      if (shrink_due_[b] != now) return;
+      if (listener_) listener_->before_change();
+      shrink_isr(static_cast<int>(b));
+      return;
+    case kFence:
+      if (fence_due_[b] != now) return;
+      fence(static_cast<int>(b));
+      return;
+    case kRestart:
+      if (restart_due_[b] != now) return;
+      restart(static_cast<int>(b));
+      return;
+    case kElection: {
+      Partition& p = partitions_[b];
+      if (p.election_due != now) return;
+      if (listener_) listener_->before_change();
+      const int old = p.stepped_down;
+      bool unclean = false;
+      int slot = choose_leader(p, old, false, unclean);
+      // Nobody else in the ISR: the old leader takes the partition back.
+      if (slot < 0) slot = choose_leader(p, -1, options_.unclean_leader_election_enable, unclean);
+      if (slot >= 0) {
+        elect(b, slot, unclean);
+      } else {
+        p.hung = false;
+        p.stepped_down = -1;
+        p.election_due = sim::Time::max();
+        if (p.leader >= 0) {
+          freeze_ends(b);
+          p.leader = -1;
+          ++p.leader_epoch;
+        }
+      }
+      return;
+    }
+    case kRetention:
+      retention_check();
+      return;
+    case kBalance:
+      balance_leaders();
+      return;
+    default:
+      PIPESIM_INVARIANT(false, "unknown cluster event");
+  }
+}
+
+}  // namespace pipesim::broker
