@@ -33,6 +33,24 @@ const std::vector<std::string>& metric_names() {
     }
     for (const auto& kind : fault_kinds()) n.push_back("faults_fired." + kind);
     n.emplace_back("events_processed");
+    // Capacity figures, after the SPEC §9 names.
+    for (const char* m : {"inserts_per_s", "parts_per_s", "keeper_ops_per_s"}) n.emplace_back(m);
+    for (const char* c : {"inserts", "replication", "keeper_map", "cleanup"}) {
+      n.push_back(std::string("keeper_ops_by_source.") + c);
+    }
+    for (const char* m : {"keeper_mean_in_flight", "keeper_utilisation_peak", "keeper_latency_p50_ms",
+                          "keeper_latency_p99_ms", "insert_latency_p50_ms", "insert_latency_p99_ms",
+                          "replication_lag_p99_ms"}) {
+      n.emplace_back(m);
+    }
+    for (const char* a : {"ok", "deduplicated", "client_timeout", "timeout_exceeded_159",
+                          "network_error_210", "table_is_read_only_242", "too_few_live_replicas_285",
+                          "unknown_status_of_insert_319", "keeper_exception_999"}) {
+      n.push_back(std::string("insert_answers.") + a);
+    }
+    for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries", "block_ids_removed"}) {
+      n.emplace_back(m);
+    }
     return n;
   }();
   return names;
@@ -49,7 +67,7 @@ const std::vector<std::string>& metrics_not_modelled() {
 const std::vector<std::string>& faults_not_modelled() {
   static const std::vector<std::string> kinds = {
       "leader_change", "leader_flapping", "response_loss", "broker_crash", "producer_restart",
-      "keeper_election", "replica_crash", "manual_resend"};
+      "manual_resend"};
   return kinds;
 }
 
