@@ -44,6 +44,8 @@ struct ClickHouseOptions {
   // Model: an insert's local work = base + per-row cost (a 500-row insert takes tens of ms).
   sim::Time insert_base_latency = sim::Time::millis(15);
   sim::Time insert_latency_per_row = sim::Time::micros(20);
+  // Model: sigma of the lognormal factor on the local work (the replica's load).
+  double insert_latency_sigma = 0.25;
   // Model: a replica fetching a new part from the replica that wrote it
   // (HTTP interserver fetch), on top of its Keeper requests.
   sim::Time replication_fetch_latency = sim::Time::millis(20);
@@ -92,6 +94,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
              sim::Time::minutes(10), "model: fixed local cost of an insert");
   v.duration("insert_latency_per_row", o.insert_latency_per_row, sim::Time::micros(0),
              sim::Time::seconds(1), "model: per-row cost of an insert");
+  v.real("insert_latency_sigma", o.insert_latency_sigma, 0.0, 5.0,
+         "model: sigma of the lognormal factor on an insert's local work (0: none)");
   v.duration("replication_fetch_latency", o.replication_fetch_latency, sim::Time::micros(0),
              sim::Time::minutes(10), "model: a replica fetching a new part, besides Keeper");
   v.integer("keeper_requests_per_fetch", o.keeper_requests_per_fetch, 0, 1000,

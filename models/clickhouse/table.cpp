@@ -93,14 +93,9 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
 }
 
 void ReplicatedTable::start() {
-  // The servers have been up for a while: each cleanup thread is somewhere
-  // in its first sleep.
-  const auto span_us = static_cast<std::uint64_t>(
-      (options_.cleanup_delay_period + options_.cleanup_delay_period_random_add) * 1000000);
-  for (std::size_t r = 0; r < replicas_.size(); ++r) {
-    const sim::Time phase{static_cast<std::int64_t>(span_us > 0 ? replicas_[r].stream.below(span_us) : 0)};
-    start_cleanup(static_cast<int>(r), sim_.now() + phase);
-  }
+  // The servers start with the run: a cleanup thread runs at start-up
+  // (activateAndSchedule) and then sleeps.
+  for (std::size_t r = 0; r < replicas_.size(); ++r) start_cleanup(static_cast<int>(r), sim_.now());
 }
 
 std::uint32_t ReplicatedTable::table_partition(sim::Time at) const {
@@ -207,11 +202,10 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   logs_[static_cast<std::size_t>(request.partition)].translate(request.first_offset,
                                                                request.last_offset, s.pieces);
   // Local work (parse, sort, write the part) grows with the rows; a lognormal
-  // factor (sigma 0.25) stands for the replica's load.
+  // factor stands for the replica's load.
   const auto rows = request.last_offset - request.first_offset + 1;
-  const double local_us = static_cast<double>(options_.insert_base_latency.us +
-                                              options_.insert_latency_per_row.us * rows) *
-                          std::exp(0.25 * latency_stream_.normal());
+  double local_us = static_cast<double>(options_.insert_base_latency.us + options_.insert_latency_per_row.us * rows);
+  if (options_.insert_latency_sigma > 0) local_us *= std::exp(options_.insert_latency_sigma * latency_stream_.normal());
   sim::Time keeper_start = now + sim::Time{static_cast<std::int64_t>(local_us)};
   s.server_commits = true;
   if (now < stall_until_) {

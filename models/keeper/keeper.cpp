@@ -53,6 +53,7 @@ void Keeper::advance(sim::Time now) {
   }
   last_ = now;
   now_unavailable_ = !available(now);
+  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
   while (now - window_start_ >= sim::Time::seconds(1)) {
     own_rate_ = window_ops_;
     window_ops_ = 0;
@@ -92,6 +93,10 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     const double u = queue_stream_.uniform01();
     if (rho > 0 && u >= 1.0 - rho) wait_s += queueing_s / rho * std::log(rho / (1.0 - u));
     const sim::Time wait{static_cast<std::int64_t>(std::llround(wait_s * 1e6))};
+    const sim::Time one =
+        options_.latency + sim::Time{static_cast<std::int64_t>(std::llround(service_s * 1e6))} + wait;
+    // Keeper's own latency: a request the client gave up on is served all the same.
+    latency_us_.add(one.us);
     if (wait > options_.operation_timeout) {
       // ZooKeeperImpl's receive thread: "Operation timeout (no response in
       // operation_timeout_ms)"; the request stays queued in Keeper.
@@ -102,9 +107,6 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
       answer.last_request = options_.operation_timeout;
       return answer;
     }
-    const sim::Time one =
-        options_.latency + sim::Time{static_cast<std::int64_t>(std::llround(service_s * 1e6))} + wait;
-    latency_us_.add(one.us);
     answer.latency += one;
     answer.last_request = one;
   }

@@ -48,7 +48,8 @@ const std::vector<std::string>& metric_names() {
                           "unknown_status_of_insert_319", "keeper_exception_999"}) {
       n.push_back(std::string("insert_answers.") + a);
     }
-    for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries", "block_ids_removed"}) {
+    for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries", "insert_keeper_retries",
+                          "block_ids_removed"}) {
       n.emplace_back(m);
     }
     return n;

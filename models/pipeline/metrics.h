@@ -25,6 +25,7 @@ namespace pipesim::pipeline {
 //       client_timeout, or a ClickHouse error code,
 //   keeper_map_queries, keeper_map_failures  the sink's KeeperMap queries,
 //   redeliveries               put() of a batch again after a RetriableException,
+//   insert_keeper_retries      Keeper requests of inserts retried (insert_keeper_max_retries),
 //   block_ids_removed          block ids removed by the cleanup threads.
 const std::vector<std::string>& metric_names();
 // Metrics that stay 0 because their mechanism is not modelled yet.

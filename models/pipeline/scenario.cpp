@@ -156,6 +156,7 @@ class Run final : public sim::Component {
     v["keeper_map_queries"] = static_cast<double>(t.keeper_map_queries);
     v["keeper_map_failures"] = static_cast<double>(t.keeper_map_failures);
     v["redeliveries"] = static_cast<double>(cluster_.counters().redeliveries);
+    v["insert_keeper_retries"] = static_cast<double>(t.keeper_retries);
     v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
   }
 
