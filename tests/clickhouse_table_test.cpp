@@ -172,6 +172,29 @@ TEST(ReplicatedTable, AClientTimeoutDoesNotStopTheServersCommit) {
   EXPECT_EQ(n.duplicate_rows(), 0);
 }
 
+TEST(ReplicatedTable, AnInsertTimeoutOnOneReplicaStallsOnlyTheInsertsRoutedThere) {
+  // 2 replicas, replica-0 stuck until 40 s: an insert at 0 routed there
+  // times out at 30 s; routed to replica-1 it answers at 12 ms.
+  bool saw_stalled = false, saw_healthy = false;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    ClickHouseOptions o = deterministic_table();
+    o.replicas = 2;
+    Harness h(o, seed);
+    h.table->stall(Time::seconds(40), 1.0, 0);
+    h.insert_at(Time{0}, 0, 499);
+    h.sim.run_until(Time::seconds(60));
+    ASSERT_EQ(h.client->answers.size(), 1u);
+    const bool stalled = h.client->answers[0] == Answer(Time::seconds(30), QueryStatus::CLIENT_TIMEOUT);
+    const bool healthy = h.client->answers[0] == Answer(Time::millis(12), QueryStatus::OK);
+    EXPECT_TRUE(stalled || healthy) << "seed " << seed;
+    EXPECT_EQ(h.table->counters().parts, 1);  // committed either way (at 40.012 s when stalled)
+    saw_stalled = saw_stalled || stalled;
+    saw_healthy = saw_healthy || healthy;
+  }
+  EXPECT_TRUE(saw_stalled);
+  EXPECT_TRUE(saw_healthy);
+}
+
 TEST(ReplicatedTable, KeeperRetriesRideOutAShortLeaderElection) {
   // No leader from 5 ms to 2 s. The insert's requests go out at 10 ms and
   // fail at 11 ms; retries after 100, 200, 400, 800 ms fail (at 111/112,

@@ -208,9 +208,12 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   if (options_.insert_latency_sigma > 0) local_us *= std::exp(options_.insert_latency_sigma * latency_stream_.normal());
   sim::Time keeper_start = now + sim::Time{static_cast<std::int64_t>(local_us)};
   s.server_commits = true;
-  if (now < stall_until_) {
-    keeper_start += stall_until_ - now;
-    s.server_commits = outcome_stream_.bernoulli(stall_server_commits_);
+  const Replica& writer = replicas_[static_cast<std::size_t>(r)];
+  const bool replica_stalled = now < writer.stall_until && writer.stall_until >= stall_until_;
+  const sim::Time stalled_until = replica_stalled ? writer.stall_until : stall_until_;
+  if (now < stalled_until) {
+    keeper_start += stalled_until - now;
+    s.server_commits = outcome_stream_.bernoulli(replica_stalled ? writer.stall_server_commits : stall_server_commits_);
   }
   s.keeper_start = keeper_start;
   // The Keeper requests go out after the local write; Keeper's state now stands
@@ -478,7 +481,12 @@ void ReplicatedTable::handle(const sim::Event& event) {
   }
 }
 
-void ReplicatedTable::stall(sim::Time until, double server_commits) {
+void ReplicatedTable::stall(sim::Time until, double server_commits, int replica) {
+  if (replica >= 0) {
+    replicas_[static_cast<std::size_t>(replica)].stall_until = until;
+    replicas_[static_cast<std::size_t>(replica)].stall_server_commits = server_commits;
+    return;
+  }
   stall_until_ = until;
   stall_server_commits_ = server_commits;
 }

@@ -110,7 +110,8 @@ class ReplicatedTable final : public sim::Component {
 
   // insert_timeout fault: inserts that arrive before `until` hang until then
   // (the server is stuck), and then commit with probability `server_commits`.
-  void stall(sim::Time until, double server_commits);
+  // `replica` >= 0: only inserts routed to that replica.
+  void stall(sim::Time until, double server_commits, int replica = -1);
   // replica_crash: the server process is down until `until`; a `hang`ing host
   // never answers (the client waits for its timeout), else connections are refused.
   void crash_replica(int replica, sim::Time until, bool hang);
@@ -165,6 +166,8 @@ class ReplicatedTable final : public sim::Component {
     bool hang = false;
     sim::Time crashed_at{};
     sim::Time up_at{};
+    sim::Time stall_until{};  // insert_timeout on this replica
+    double stall_server_commits = 1.0;
     bool read_only = false;
     sim::Time read_only_until = sim::Time::max();  // max: until a session check succeeds
     std::uint16_t epoch = 0;  // bumps on crash and session loss: stale replica events are ignored

@@ -43,7 +43,8 @@ std::string target_prefix(const std::string& kind) {
   if (kind == "worker_crash") return "worker-";
   if (kind == "task_restart") return "task-";
   if (kind == "broker_crash") return "broker-";
-  if (kind == "replica_crash" || kind == "keeper_session_loss") return "replica-";
+  // insert_timeout may target one replica (only inserts routed to it hang).
+  if (kind == "replica_crash" || kind == "keeper_session_loss" || kind == "insert_timeout") return "replica-";
   return "";
 }
 
@@ -155,7 +156,9 @@ void check_targets(const Config& c) {
     if (spec.kind == "worker_crash") count = c.connect.workers;
     if (spec.kind == "task_restart") count = c.connect.tasks_max;
     if (spec.kind == "broker_crash") count = c.kafka.brokers;
-    if (spec.kind == "replica_crash" || spec.kind == "keeper_session_loss") count = c.clickhouse.replicas;
+    if (spec.kind == "replica_crash" || spec.kind == "keeper_session_loss" || spec.kind == "insert_timeout") {
+      count = c.clickhouse.replicas;
+    }
     const std::string expected =
         "\"" + prefix + "0\" to \"" + prefix + std::to_string(count - 1) + "\"";
     const std::string& t = spec.target;

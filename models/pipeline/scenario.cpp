@@ -100,7 +100,10 @@ class Run final : public sim::Component {
       const sim::Time window =
           f.duration.us > 0 ? f.duration
                             : sim::Time::seconds(config_.connector.timeout_seconds) + sim::Time::seconds(10);
-      table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0));
+      // Without a target the whole table hangs; with "replica-N" only the
+      // inserts routed to that replica (the others go on).
+      table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0),
+                   f.target.empty() ? -1 : target_index(f.target));
     } else if (k == "keeper_backlog") {
       keeper_.set_degradation(sim_.now(), spec.params.value("capacity_factor", 0.25),
                               static_cast<double>(spec.params.value("extra_ops_per_s", std::int64_t{0})));
