@@ -15,31 +15,27 @@ constexpr double seconds(sim::Time t) { return static_cast<double>(t.us) / 1e6; 
 Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
     : options_(options),
       queue_stream_(seed, "keeper/queue"),
-      capacity_(static_cast<double>(options.capacity_ops_per_s)) {}
-
-double Keeper::arrival_rate() const {
-  return static_cast<double>(options_.background_ops_per_s) + extra_ops_per_s_ + own_rate_;
+      capacity_(static_cast<double>(options.capacity_ops_per_s)) {
+  refresh();
 }
 
-double Keeper::utilisation() const { return arrival_rate() / capacity(); }
-
-double Keeper::mean_queueing_s() const {
-  const double rho = std::min(utilisation(), kMaxUtilisation);
-  const double service_s = 1.0 / capacity();
-  const double cv = options_.service_time_cv;
+void Keeper::refresh() {
+  Steady& s = steady_;
+  s.lambda = static_cast<double>(options_.background_ops_per_s) + extra_ops_per_s_ + own_rate_;
+  s.mu = capacity_ * capacity_factor_;
+  s.rho = std::min(s.lambda / s.mu, kMaxUtilisation);
+  s.service_s = 1.0 / s.mu;
   // Pollaczek-Khinchine: E[Wq] = rho / (1 - rho) * E[S] * (1 + cv^2) / 2.
-  return rho / (1.0 - rho) * service_s * (1.0 + cv * cv) / 2.0;
-}
-
-double Keeper::mean_time_in_system_s() const {
-  return seconds(options_.latency) + 1.0 / capacity() + mean_queueing_s() + backlog_ / capacity();
+  const double cv = options_.service_time_cv;
+  s.queueing_s = s.rho / (1.0 - s.rho) * s.service_s * (1.0 + cv * cv) / 2.0;
+  s.time_s = seconds(options_.latency) + s.service_s + s.queueing_s;
+  s.served = std::min(s.lambda, s.mu);
 }
 
 double Keeper::current_in_flight() const {
   if (now_unavailable_) return backlog_;
   // Little's law on the requests being served (the backlog is counted once).
-  const double served = std::min(arrival_rate(), capacity());
-  return served * (seconds(options_.latency) + 1.0 / capacity() + mean_queueing_s()) + backlog_;
+  return steady_.served * steady_.time_s + backlog_;
 }
 
 void Keeper::advance(sim::Time now) {
@@ -49,7 +45,7 @@ void Keeper::advance(sim::Time now) {
   // waits for the new leader.
   const sim::Time served_from = std::max(last_, unavailable_until_);
   if (now > served_from) {
-    backlog_ = std::max(0.0, backlog_ + (arrival_rate() - capacity()) * seconds(now - served_from));
+    backlog_ = std::max(0.0, backlog_ + (steady_.lambda - steady_.mu) * seconds(now - served_from));
   }
   last_ = now;
   now_unavailable_ = !available(now);
@@ -62,7 +58,8 @@ void Keeper::advance(sim::Time now) {
       own_rate_ = 0;  // a silent stretch: skip ahead
       window_start_ = now;
     }
-    if (available(now)) peak_utilisation_ = std::max(peak_utilisation_, utilisation());
+    refresh();
+    if (available(now)) peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
   }
 }
 
@@ -81,10 +78,10 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     return KeeperAnswer{false, options_.latency, options_.latency, false};
   }
   peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
-  const double rho = std::min(utilisation(), kMaxUtilisation);
-  const double service_s = 1.0 / capacity();
-  const double queueing_s = mean_queueing_s();
-  const double fifo_s = backlog_ / capacity();
+  const double rho = steady_.rho;
+  const double service_s = steady_.service_s;
+  const double queueing_s = steady_.queueing_s;
+  const double fifo_s = backlog_ / steady_.mu;
   KeeperAnswer answer;
   for (int i = 0; i < requests; ++i) {
     count(1, client);
@@ -122,12 +119,13 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client)
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
   advance(now);
-  return sim::Time{static_cast<std::int64_t>(std::llround(mean_time_in_system_s() * 1e6))};
+  const double time_s = steady_.time_s + backlog_ / steady_.mu;
+  return sim::Time{static_cast<std::int64_t>(std::llround(time_s * 1e6))};
 }
 
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
-  const double wait_s = mean_queueing_s() + backlog_ / capacity();
+  const double wait_s = steady_.queueing_s + backlog_ / steady_.mu;
   return sim::Time{static_cast<std::int64_t>(std::llround(wait_s * 1e6))};
 }
 
@@ -145,6 +143,7 @@ void Keeper::set_degradation(sim::Time now, double capacity_factor, double extra
   advance(now);
   capacity_factor_ = capacity_factor;
   extra_ops_per_s_ = extra_ops_per_s;
+  refresh();
   peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
 }
 

@@ -92,13 +92,20 @@ class Keeper {
   [[nodiscard]] const sim::Histogram& latency_histogram() const { return latency_us_; }
 
  private:
+  // The steady-state figures for the current arrival rate and capacity;
+  // recomputed whenever either changes (not per request).
+  struct Steady {
+    double lambda = 0;      // arrivals per second
+    double mu = 1;          // capacity per second
+    double rho = 0;         // lambda / mu, capped below 1
+    double service_s = 0;   // E[S]
+    double queueing_s = 0;  // Pollaczek-Khinchine E[Wq]
+    double time_s = 0;      // round trip + E[S] + E[Wq]
+    double served = 0;      // min(lambda, mu)
+  };
+  void refresh();
   void advance(sim::Time now);
   void count(std::int64_t requests, KeeperClient client);
-  [[nodiscard]] double arrival_rate() const;
-  [[nodiscard]] double capacity() const { return capacity_ * capacity_factor_; }
-  [[nodiscard]] double utilisation() const;
-  [[nodiscard]] double mean_queueing_s() const;  // Pollaczek-Khinchine E[Wq]
-  [[nodiscard]] double mean_time_in_system_s() const;
   [[nodiscard]] double current_in_flight() const;
 
   KeeperOptions options_;
@@ -121,6 +128,7 @@ class Keeper {
   double in_flight_integral_ = 0.0;  // request-seconds
   double peak_utilisation_ = 0.0;
   sim::Histogram latency_us_;
+  Steady steady_;
 };
 
 }  // namespace pipesim::keeper
