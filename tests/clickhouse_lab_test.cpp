@@ -276,12 +276,14 @@ TEST(ClickHouseFaults, ConservationHoldsUnderEveryClickHouseAndKeeperFault) {
         }
         return -1.0;
       };
-      EXPECT_EQ(get("clickhouse_rows") - get("duplicate_rows") + get("lost_records") + get("pending_records"),
+      EXPECT_EQ(get("clickhouse_rows") - get("duplicate_rows") + get("lost_records") +
+                    get("pending_records"),
                 get("records_produced"))
           << "reproduce: seed " << seed << ", exactlyOnce " << exactly_once;
       fired += get("faults_fired.keeper_election") + get("faults_fired.keeper_session_loss") +
                get("faults_fired.replica_crash");
-      answers_not_ok += get("insert_answers.client_timeout") + get("insert_answers.network_error_210") +
+      answers_not_ok += get("insert_answers.client_timeout") +
+                        get("insert_answers.network_error_210") +
                         get("insert_answers.table_is_read_only_242");
     }
   }

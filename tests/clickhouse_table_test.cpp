@@ -82,8 +82,9 @@ struct Harness {
   // An insert of offsets [min, max] with token [min, max] at time t.
   void insert_at(Time t, std::int64_t min, std::int64_t max, Time timeout = Time::seconds(30)) {
     client->at(t, [this, min, max, timeout] {
-      table->begin_insert(InsertRequest{0, min, max, BlockId{0, min, max, 0}, ledger::InsertTag::NORMAL,
-                                        timeout, client->address(), ++token});
+      table->begin_insert(InsertRequest{0, min, max, BlockId{0, min, max, 0},
+                                        ledger::InsertTag::NORMAL, timeout, client->address(),
+                                        ++token});
     });
   }
   std::int64_t duplicate_rows() const { return ledger.settle().duplicate_rows; }
@@ -184,7 +185,8 @@ TEST(ReplicatedTable, AnInsertTimeoutOnOneReplicaStallsOnlyTheInsertsRoutedThere
     h.insert_at(Time{0}, 0, 499);
     h.sim.run_until(Time::seconds(60));
     ASSERT_EQ(h.client->answers.size(), 1u);
-    const bool stalled = h.client->answers[0] == Answer(Time::seconds(30), QueryStatus::CLIENT_TIMEOUT);
+    const bool stalled =
+        h.client->answers[0] == Answer(Time::seconds(30), QueryStatus::CLIENT_TIMEOUT);
     const bool healthy = h.client->answers[0] == Answer(Time::millis(12), QueryStatus::OK);
     EXPECT_TRUE(stalled || healthy) << "seed " << seed;
     EXPECT_EQ(h.table->counters().parts, 1);  // committed either way (at 40.012 s when stalled)
@@ -233,10 +235,12 @@ TEST(ReplicatedTable, AnElectionDuringTheCommitMultiGivesUnknownStatus) {
     o.insert_keeper_max_retries = 2;
     Harness h(o);
     h.insert_at(Time{0}, 0, 499);
-    h.client->at(Time::micros(11500), [&h, applied] { h.table->keeper_election(Time::seconds(10), applied); });
+    h.client->at(Time::micros(11500),
+                 [&h, applied] { h.table->keeper_election(Time::seconds(10), applied); });
     h.sim.run_until(Time::seconds(20));
     ASSERT_EQ(h.client->answers.size(), 1u);
-    EXPECT_EQ(h.client->answers[0], Answer(Time::micros(313500), QueryStatus::UNKNOWN_STATUS_OF_INSERT));
+    EXPECT_EQ(h.client->answers[0],
+              Answer(Time::micros(313500), QueryStatus::UNKNOWN_STATUS_OF_INSERT));
     EXPECT_EQ(h.table->counters().parts, applied == 1.0 ? 1 : 0);
   }
   // With the default 20 retries and a 2 s election, the retry at 3115.5 ms
@@ -266,12 +270,14 @@ TEST(ReplicatedTable, AReadOnlyReplicaRefusesInsertsAndAnInsertInFlightWaitsForT
 
 TEST(ReplicatedTable, ACrashedServerRefusesAndADeadHostHangs) {
   Harness refuse(deterministic_table());
-  refuse.client->at(Time::seconds(1), [&refuse] { refuse.table->crash_replica(0, Time::seconds(100), false); });
+  refuse.client->at(Time::seconds(1),
+                    [&refuse] { refuse.table->crash_replica(0, Time::seconds(100), false); });
   refuse.insert_at(Time::seconds(2), 0, 499);
   refuse.sim.run_until(Time::seconds(200));
   EXPECT_EQ(refuse.client->answers[0], Answer(Time::millis(2001), QueryStatus::NETWORK_ERROR));
   Harness hang(deterministic_table());
-  hang.client->at(Time::seconds(1), [&hang] { hang.table->crash_replica(0, Time::seconds(100), true); });
+  hang.client->at(Time::seconds(1),
+                  [&hang] { hang.table->crash_replica(0, Time::seconds(100), true); });
   hang.insert_at(Time::seconds(2), 0, 499);
   hang.sim.run_until(Time::seconds(200));
   EXPECT_EQ(hang.client->answers[0], Answer(Time::seconds(32), QueryStatus::CLIENT_TIMEOUT));
@@ -281,14 +287,16 @@ TEST(ReplicatedTable, ACrashBeforeTheCommitMultiLosesThePartOneAfterItKeepsIt) {
   // Crash at 5 ms (local write): nothing committed, the client sees 210 at 6 ms.
   Harness before(deterministic_table());
   before.insert_at(Time{0}, 0, 499);
-  before.client->at(Time::millis(5), [&before] { before.table->crash_replica(0, Time::seconds(100), false); });
+  before.client->at(Time::millis(5),
+                    [&before] { before.table->crash_replica(0, Time::seconds(100), false); });
   before.sim.run_until(Time::seconds(200));
   EXPECT_EQ(before.client->answers[0], Answer(Time::millis(6), QueryStatus::NETWORK_ERROR));
   EXPECT_EQ(before.table->counters().parts, 0);
   // Crash at 11.5 ms: the multi left at 11 ms; Keeper applies it at 12 ms.
   Harness after(deterministic_table());
   after.insert_at(Time{0}, 0, 499);
-  after.client->at(Time::micros(11500), [&after] { after.table->crash_replica(0, Time::seconds(100), false); });
+  after.client->at(Time::micros(11500),
+                   [&after] { after.table->crash_replica(0, Time::seconds(100), false); });
   after.sim.run_until(Time::seconds(200));
   EXPECT_EQ(after.client->answers[0], Answer(Time::micros(12500), QueryStatus::NETWORK_ERROR));
   EXPECT_EQ(after.table->counters().parts, 1);
@@ -322,7 +330,8 @@ TEST(ReplicatedTable, AQuorumWaitsForACrashedReplicaAndCountsItActiveUntilItsSes
       o.insert_quorum = 2;
       if (short_timeout) o.insert_quorum_timeout = Time::seconds(50);
       Harness h(o, seed);
-      h.client->at(Time::seconds(1), [&h] { h.table->crash_replica(1, Time::seconds(100), false); });
+      h.client->at(Time::seconds(1),
+                   [&h] { h.table->crash_replica(1, Time::seconds(100), false); });
       h.insert_at(Time::seconds(2), 0, 499, Time::seconds(1000));
       h.insert_at(Time::seconds(40), 500, 999, Time::seconds(1000));
       h.sim.run_until(Time::seconds(200));
@@ -330,10 +339,11 @@ TEST(ReplicatedTable, AQuorumWaitsForACrashedReplicaAndCountsItActiveUntilItsSes
       for (const auto& [at, status] : h.client->answers) {
         const bool refused = status == QueryStatus::NETWORK_ERROR &&
                              (at == Time::millis(2001) || at == Time::millis(40001));
-        const bool too_few = status == QueryStatus::TOO_FEW_LIVE_REPLICAS && at == Time::millis(40003);
-        const bool quorum = short_timeout
-                                ? status == QueryStatus::TIMEOUT_EXCEEDED && at == Time::millis(52015)
-                                : status == QueryStatus::OK && at == Time::millis(100026);
+        const bool too_few =
+            status == QueryStatus::TOO_FEW_LIVE_REPLICAS && at == Time::millis(40003);
+        const bool quorum =
+            short_timeout ? status == QueryStatus::TIMEOUT_EXCEEDED && at == Time::millis(52015)
+                          : status == QueryStatus::OK && at == Time::millis(100026);
         EXPECT_TRUE(refused || too_few || quorum)
             << "seed " << seed << ": " << static_cast<int>(status) << " at " << at.us << " us";
         saw_refused = saw_refused || refused;

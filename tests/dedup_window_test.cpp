@@ -12,7 +12,9 @@ namespace {
 
 using sim::Time;
 
-BlockId token(std::int64_t min, std::int64_t max, int partition = 0) { return BlockId{partition, min, max, 0}; }
+BlockId token(std::int64_t min, std::int64_t max, int partition = 0) {
+  return BlockId{partition, min, max, 0};
+}
 
 TEST(DedupWindow, IdsOutliveTheBlockCountUntilTheCleanupRuns) {
   DedupWindow w(3, Time::seconds(604800));

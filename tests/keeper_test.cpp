@@ -80,7 +80,8 @@ TEST(Keeper, AnOverloadEpisodeBuildsABacklogThatDrainsAfterwards) {
   EXPECT_NEAR(k.peak_in_flight(), 4200.5, 1e-6);
   // Back to full capacity at 10 s: drains at 1000 - 900 = 100/s: 2000 left at 30 s.
   k.set_degradation(Time::seconds(10), 1.0, 0);
-  EXPECT_NEAR(k.in_flight(Time::seconds(30)) - 2000, 900 * (0.001 + 0.001 + 0.9 / 0.1 * 0.001), 1e-6);
+  EXPECT_NEAR(k.in_flight(Time::seconds(30)) - 2000, 900 * (0.001 + 0.001 + 0.9 / 0.1 * 0.001),
+              1e-6);
 }
 
 TEST(Keeper, ARequestWaitingLongerThanTheOperationTimeoutFails) {

@@ -13,12 +13,14 @@ sim::Time CleanupSchedule::after_iteration(double points, sim::RandomStream& str
     } else {
       sleep_ms_ = static_cast<std::int64_t>(static_cast<double>(sleep_ms_) / ratio);
     }
-    sleep_ms_ = std::clamp(sleep_ms_, settings_.cleanup_delay_period_s * 1000,
-                           std::max(settings_.cleanup_delay_period_s, settings_.max_cleanup_delay_period_s) * 1000);
+    sleep_ms_ = std::clamp(
+        sleep_ms_, settings_.cleanup_delay_period_s * 1000,
+        std::max(settings_.cleanup_delay_period_s, settings_.max_cleanup_delay_period_s) * 1000);
   }
   ran_before_ = true;
   // std::uniform_int_distribution<UInt64>(0, random_add * 1000): both ends included.
-  const auto random_add_ms = static_cast<std::uint64_t>(settings_.cleanup_delay_period_random_add_s * 1000);
+  const auto random_add_ms =
+      static_cast<std::uint64_t>(settings_.cleanup_delay_period_random_add_s * 1000);
   sleep_ms_ += static_cast<std::int64_t>(stream.below(random_add_ms + 1));
   return sim::Time::millis(sleep_ms_);
 }

@@ -79,8 +79,9 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
   v.integer("cleanup_thread_preferred_points_per_iteration",
             o.cleanup_thread_preferred_points_per_iteration, 0, 100000000,
             "the cleanup thread scales its sleep to find about this much work (0: no adaptation)");
-  v.integer("zookeeper_session_expiration_check_period", o.zookeeper_session_expiration_check_period,
-            1, 86400, "seconds: a replica whose Keeper session was lost retries this often");
+  v.integer("zookeeper_session_expiration_check_period",
+            o.zookeeper_session_expiration_check_period, 1, 86400,
+            "seconds: a replica whose Keeper session was lost retries this often");
   v.integer("insert_quorum", o.insert_quorum, 0, 100, "replicas an insert waits for (0, 1: off)");
   v.millis("insert_quorum_timeout", o.insert_quorum_timeout, 1, 86400000,
            "ms: an insert waits this long for its quorum, then fails (159; the part stays)");

@@ -38,7 +38,8 @@ struct BlockIdHash {
     std::uint64_t h = static_cast<std::uint64_t>(b.partition) * 0x9E3779B97F4A7C15ULL;
     h ^= static_cast<std::uint64_t>(b.min) + 0x517CC1B727220A95ULL + (h << 6) + (h >> 2);
     h ^= static_cast<std::uint64_t>(b.max) + 0x2545F4914F6CDD1DULL + (h << 6) + (h >> 2);
-    h ^= static_cast<std::uint64_t>(b.table_partition) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+    h ^=
+        static_cast<std::uint64_t>(b.table_partition) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
     return static_cast<std::size_t>(h);
   }
 };
@@ -69,7 +70,7 @@ class DedupWindow {
 
   std::int64_t blocks_;
   sim::Time max_age_;
-  std::deque<Entry> order_;                        // oldest first
+  std::deque<Entry> order_;                       // oldest first
   std::unordered_set<BlockId, BlockIdHash> ids_;  // looked up, never iterated
 };
 

@@ -25,7 +25,9 @@ constexpr std::uint32_t pack(std::uint32_t index, std::uint16_t version) {
   return index | (static_cast<std::uint32_t>(version) << 16);
 }
 constexpr std::uint32_t index_of(std::uint32_t arg) { return arg & 0xFFFFu; }
-constexpr std::uint16_t version_of(std::uint32_t arg) { return static_cast<std::uint16_t>(arg >> 16); }
+constexpr std::uint16_t version_of(std::uint32_t arg) {
+  return static_cast<std::uint16_t>(arg >> 16);
+}
 
 // A refused or reset connection reaches the client within a network round trip.
 constexpr sim::Time kNetworkRoundTrip = sim::Time::millis(1);
@@ -37,16 +39,26 @@ constexpr double kPartsNumberAmplification = 1.3;
 
 std::string_view to_string(QueryStatus s) {
   switch (s) {
-    case QueryStatus::OK: return "ok";
-    case QueryStatus::DEDUPLICATED: return "deduplicated";
-    case QueryStatus::CLIENT_TIMEOUT: return "client_timeout";
-    case QueryStatus::TIMEOUT_EXCEEDED: return "timeout_exceeded_159";
-    case QueryStatus::NETWORK_ERROR: return "network_error_210";
-    case QueryStatus::TABLE_IS_READ_ONLY: return "table_is_read_only_242";
-    case QueryStatus::TOO_FEW_LIVE_REPLICAS: return "too_few_live_replicas_285";
-    case QueryStatus::UNKNOWN_STATUS_OF_INSERT: return "unknown_status_of_insert_319";
-    case QueryStatus::KEEPER_EXCEPTION: return "keeper_exception_999";
-    case QueryStatus::COUNT: break;
+    case QueryStatus::OK:
+      return "ok";
+    case QueryStatus::DEDUPLICATED:
+      return "deduplicated";
+    case QueryStatus::CLIENT_TIMEOUT:
+      return "client_timeout";
+    case QueryStatus::TIMEOUT_EXCEEDED:
+      return "timeout_exceeded_159";
+    case QueryStatus::NETWORK_ERROR:
+      return "network_error_210";
+    case QueryStatus::TABLE_IS_READ_ONLY:
+      return "table_is_read_only_242";
+    case QueryStatus::TOO_FEW_LIVE_REPLICAS:
+      return "too_few_live_replicas_285";
+    case QueryStatus::UNKNOWN_STATUS_OF_INSERT:
+      return "unknown_status_of_insert_319";
+    case QueryStatus::KEEPER_EXCEPTION:
+      return "keeper_exception_999";
+    case QueryStatus::COUNT:
+      break;
   }
   return "?";
 }
@@ -99,8 +111,10 @@ void ReplicatedTable::start() {
 }
 
 std::uint32_t ReplicatedTable::table_partition(sim::Time at) const {
-  if (options_.partition_by == "insert_day") return static_cast<std::uint32_t>(at.us / sim::Time::days(1).us);
-  return 0;  // event_day: every copy of a record goes to the record's partition; none: one partition
+  if (options_.partition_by == "insert_day")
+    return static_cast<std::uint32_t>(at.us / sim::Time::days(1).us);
+  return 0;  // event_day: every copy of a record goes to the record's partition; none: one
+             // partition
 }
 
 std::uint32_t ReplicatedTable::allocate() {
@@ -177,10 +191,13 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
     // checkQuorumPrecondition: getChildren(replicas), exists(is_active) of the
     // others, get(is_active, host) of itself.
     std::int64_t active_replicas = 0;
-    for (std::size_t j = 0; j < replicas_.size(); ++j) active_replicas += active(static_cast<int>(j)) ? 1 : 0;
+    for (std::size_t j = 0; j < replicas_.size(); ++j)
+      active_replicas += active(static_cast<int>(j)) ? 1 : 0;
     if (active_replicas < quorum_) {
-      keeper_.add_load(now, static_cast<std::int64_t>(replicas_.size()) + 2, keeper::KeeperClient::INSERTS);
-      reply_direct(request, now + keeper_.expected_request_time(now) * 3, QueryStatus::TOO_FEW_LIVE_REPLICAS);
+      keeper_.add_load(now, static_cast<std::int64_t>(replicas_.size()) + 2,
+                       keeper::KeeperClient::INSERTS);
+      reply_direct(request, now + keeper_.expected_request_time(now) * 3,
+                   QueryStatus::TOO_FEW_LIVE_REPLICAS);
       return;
     }
   }
@@ -204,8 +221,10 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   // Local work (parse, sort, write the part) grows with the rows; a lognormal
   // factor stands for the replica's load.
   const auto rows = request.last_offset - request.first_offset + 1;
-  double local_us = static_cast<double>(options_.insert_base_latency.us + options_.insert_latency_per_row.us * rows);
-  if (options_.insert_latency_sigma > 0) local_us *= std::exp(options_.insert_latency_sigma * latency_stream_.normal());
+  double local_us = static_cast<double>(options_.insert_base_latency.us +
+                                        options_.insert_latency_per_row.us * rows);
+  if (options_.insert_latency_sigma > 0)
+    local_us *= std::exp(options_.insert_latency_sigma * latency_stream_.normal());
   sim::Time keeper_start = now + sim::Time{static_cast<std::int64_t>(local_us)};
   s.server_commits = true;
   const Replica& writer = replicas_[static_cast<std::size_t>(r)];
@@ -213,7 +232,8 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   const sim::Time stalled_until = replica_stalled ? writer.stall_until : stall_until_;
   if (now < stalled_until) {
     keeper_start += stalled_until - now;
-    s.server_commits = outcome_stream_.bernoulli(replica_stalled ? writer.stall_server_commits : stall_server_commits_);
+    s.server_commits = outcome_stream_.bernoulli(replica_stalled ? writer.stall_server_commits
+                                                                 : stall_server_commits_);
   }
   s.keeper_start = keeper_start;
   // The Keeper requests go out after the local write; Keeper's state now stands
@@ -251,7 +271,8 @@ void ReplicatedTable::plan_keeper_phase(std::uint32_t slot, sim::Time at) {
     if (answer.operation_timeout) {
       // The ZooKeeper client finalizes its session on an operation timeout:
       // the replica's tables go read-only until a new session is set up.
-      sim_.schedule(at + answer.latency, id_, kSessionLost, pack(static_cast<std::uint32_t>(s.replica), rep.epoch));
+      sim_.schedule(at + answer.latency, id_, kSessionLost,
+                    pack(static_cast<std::uint32_t>(s.replica), rep.epoch));
     }
     fail_attempt(slot, at + answer.latency, QueryStatus::KEEPER_EXCEPTION);
     return;
@@ -349,8 +370,9 @@ QueryStatus ReplicatedTable::apply_commit(Insert& s) {
     s.fetched_at[j] = fetch_time(static_cast<int>(j));
     if (s.fetched_at[j] != sim::Time::max()) replication_lag_us_.add((s.fetched_at[j] - now).us);
   }
-  keeper_.add_load(now, (static_cast<std::int64_t>(replicas_.size()) - 1) * options_.keeper_requests_per_fetch,
-                   keeper::KeeperClient::REPLICATION);
+  keeper_.add_load(
+      now, (static_cast<std::int64_t>(replicas_.size()) - 1) * options_.keeper_requests_per_fetch,
+      keeper::KeeperClient::REPLICATION);
   maybe_wake_cleanup();
   s.commit_result = QueryStatus::OK;
   return s.commit_result;
@@ -410,11 +432,13 @@ QueryAnswer ReplicatedTable::keeper_map_query(int requests) {
   }
   // StorageKeeperMap: a read by key is one multi-get; a write is an exists
   // and a multi (create or set). No retries: a Keeper error is 999.
-  const keeper::KeeperAnswer answer = keeper_.request(now, requests, keeper::KeeperClient::KEEPER_MAP);
+  const keeper::KeeperAnswer answer =
+      keeper_.request(now, requests, keeper::KeeperClient::KEEPER_MAP);
   if (!answer.ok) {
     ++counters_.keeper_map_failures;
     if (answer.operation_timeout) {
-      sim_.schedule(now + answer.latency, id_, kSessionLost, pack(static_cast<std::uint32_t>(r), rep.epoch));
+      sim_.schedule(now + answer.latency, id_, kSessionLost,
+                    pack(static_cast<std::uint32_t>(r), rep.epoch));
     }
     return QueryAnswer{answer.latency, QueryStatus::KEEPER_EXCEPTION};
   }
@@ -438,10 +462,12 @@ void ReplicatedTable::handle(const sim::Event& event) {
     }
     case kCleanup: {
       const Replica& rep = replicas_[index];
-      if (rep.cleanup_active && rep.cleanup_version == version) run_cleanup(static_cast<int>(index));
+      if (rep.cleanup_active && rep.cleanup_version == version)
+        run_cleanup(static_cast<int>(index));
       return;
     }
-    default: break;
+    default:
+      break;
   }
   Replica& rep = replicas_[index];
   if (event.type == kSessionsExpire) {
@@ -466,11 +492,12 @@ void ReplicatedTable::handle(const sim::Event& event) {
     case kSessionCheck:
       // ReplicatedMergeTreeRestartingThread: a new session and the replica's
       // start-up requests must get through Keeper.
-      if (keeper_.available(sim_.now()) && keeper_.expected_wait(sim_.now()) < keeper_.options().operation_timeout) {
+      if (keeper_.available(sim_.now()) &&
+          keeper_.expected_wait(sim_.now()) < keeper_.options().operation_timeout) {
         session_back(static_cast<int>(index));
       } else {
-        sim_.schedule_in(sim::Time::seconds(options_.zookeeper_session_expiration_check_period), id_,
-                         kSessionCheck, pack(index, rep.epoch));
+        sim_.schedule_in(sim::Time::seconds(options_.zookeeper_session_expiration_check_period),
+                         id_, kSessionCheck, pack(index, rep.epoch));
       }
       return;
     case kSessionLost:
@@ -509,7 +536,8 @@ void ReplicatedTable::crash_replica(int replica, sim::Time until, bool hang) {
     if (!s.in_use || s.replica != replica || s.orphan) continue;
     const QueryStatus seen = hang ? QueryStatus::CLIENT_TIMEOUT : QueryStatus::NETWORK_ERROR;
     const sim::Time seen_at = hang ? std::max(s.deadline, now) : now + kNetworkRoundTrip;
-    if (s.phase == Phase::KEEPER && now >= s.commit_sent_at && now >= s.keeper_start && now < s.commit_at) {
+    if (s.phase == Phase::KEEPER && now >= s.commit_sent_at && now >= s.keeper_start &&
+        now < s.commit_at) {
       // The commit multi is on its way: Keeper applies it all the same (the
       // part was renamed on disk before the multi, so it is there after restart).
       s.orphan = true;
@@ -523,7 +551,9 @@ void ReplicatedTable::crash_replica(int replica, sim::Time until, bool hang) {
   replan_quorums_after(replica, until);
 }
 
-void ReplicatedTable::lose_session(int replica, sim::Time until) { session_expired(replica, until); }
+void ReplicatedTable::lose_session(int replica, sim::Time until) {
+  session_expired(replica, until);
+}
 
 void ReplicatedTable::session_expired(int replica, sim::Time until) {
   const sim::Time now = sim_.now();
@@ -535,7 +565,8 @@ void ReplicatedTable::session_expired(int replica, sim::Time until) {
   ++rep.epoch;
   stop_cleanup(replica);  // ZSESSIONEXPIRED: the cleanup thread stops until the restart
   if (until != sim::Time::max()) {
-    sim_.schedule(std::max(until, now), id_, kSessionBack, pack(static_cast<std::uint32_t>(replica), rep.epoch));
+    sim_.schedule(std::max(until, now), id_, kSessionBack,
+                  pack(static_cast<std::uint32_t>(replica), rep.epoch));
   } else {
     sim_.schedule_in(sim::Time::seconds(options_.zookeeper_session_expiration_check_period), id_,
                      kSessionCheck, pack(static_cast<std::uint32_t>(replica), rep.epoch));
@@ -580,7 +611,8 @@ void ReplicatedTable::replan_quorums_after(int replica, sim::Time available_agai
     if (at <= now) continue;  // it has the part already
     at = available_again == sim::Time::max()
              ? sim::Time::max()
-             : available_again + keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
+             : available_again +
+                   keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
                    options_.replication_fetch_latency;
     ++s.version;
     plan_quorum(slot);
@@ -592,7 +624,8 @@ void ReplicatedTable::keeper_election(sim::Time until, double commit_applied) {
   keeper_.set_unavailable(now, until);
   ++election_;
   if (until - now > keeper_.options().session_timeout) {
-    sim_.schedule(now + keeper_.options().session_timeout, id_, kSessionsExpire, pack(0, election_));
+    sim_.schedule(now + keeper_.options().session_timeout, id_, kSessionsExpire,
+                  pack(0, election_));
   }
   for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
     Insert& s = pending_[slot];
@@ -601,7 +634,9 @@ void ReplicatedTable::keeper_election(sim::Time until, double commit_applied) {
       // The fetching replicas' Keeper requests wait for the new leader too.
       bool moved = false;
       for (std::size_t j = 0; j < s.fetched_at.size(); ++j) {
-        if (static_cast<int>(j) == s.replica || s.fetched_at[j] <= now || s.fetched_at[j] == sim::Time::max()) continue;
+        if (static_cast<int>(j) == s.replica || s.fetched_at[j] <= now ||
+            s.fetched_at[j] == sim::Time::max())
+          continue;
         s.fetched_at[j] = s.fetched_at[j] + (until - now);
         moved = true;
       }
@@ -674,7 +709,8 @@ void ReplicatedTable::run_cleanup(int replica) {
     // 1.3, are the parts inserted since the log was last cleared and since
     // this replica last ran (model: merges keep pace with inserts).
     points = (static_cast<double>(removed) / 2.0 + static_cast<double>(logs) +
-              static_cast<double>(rep.parts_since_run)) / 3.0;
+              static_cast<double>(rep.parts_since_run)) /
+             3.0;
   }
   // Otherwise its Keeper requests fail: the iteration throws and counts 0 points.
   rep.blocks_since_run = 0;
@@ -682,7 +718,8 @@ void ReplicatedTable::run_cleanup(int replica) {
   rep.last_run = now;
   rep.has_run = true;
   const sim::Time sleep = rep.schedule.after_iteration(points, rep.stream);
-  sim_.schedule(now + sleep, id_, kCleanup, pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+  sim_.schedule(now + sleep, id_, kCleanup,
+                pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
 }
 
 void ReplicatedTable::maybe_wake_cleanup() {
@@ -701,7 +738,8 @@ void ReplicatedTable::maybe_wake_cleanup() {
     if (now - rep.last_wakeup_check < check_every) continue;
     rep.last_wakeup_check = now;
     if (now - rep.last_run < period) continue;
-    if (static_cast<double>(rep.parts_since_run) * kPartsNumberAmplification < 2.0 * static_cast<double>(preferred)) {
+    if (static_cast<double>(rep.parts_since_run) * kPartsNumberAmplification <
+        2.0 * static_cast<double>(preferred)) {
       continue;
     }
     start_cleanup(static_cast<int>(r), now);

@@ -59,7 +59,9 @@ constexpr std::uint32_t encode_reply(std::uint32_t token, QueryStatus status) {
   return ((token & kReplyTokenMask) << 4) | static_cast<std::uint32_t>(status);
 }
 constexpr std::uint32_t reply_token(std::uint32_t arg) { return arg >> 4; }
-constexpr QueryStatus reply_status(std::uint32_t arg) { return static_cast<QueryStatus>(arg & 0xFu); }
+constexpr QueryStatus reply_status(std::uint32_t arg) {
+  return static_cast<QueryStatus>(arg & 0xFu);
+}
 
 struct InsertRequest {
   int partition = 0;
@@ -79,11 +81,12 @@ struct QueryAnswer {
 };
 
 struct TableCounters {
-  std::int64_t inserts = 0;     // inserts that reached a replica
-  std::int64_t dedup_hits = 0;  // answered from the block ids, nothing written
-  std::int64_t parts = 0;       // parts written and committed
+  std::int64_t inserts = 0;        // inserts that reached a replica
+  std::int64_t dedup_hits = 0;     // answered from the block ids, nothing written
+  std::int64_t parts = 0;          // parts written and committed
   std::int64_t not_committed = 0;  // inserts the server gave up (nothing written)
-  std::int64_t answers[static_cast<int>(QueryStatus::COUNT)] = {};  // insert outcomes the client saw
+  std::int64_t answers[static_cast<int>(QueryStatus::COUNT)] =
+      {};  // insert outcomes the client saw
   std::int64_t keeper_map_queries = 0;
   std::int64_t keeper_map_failures = 0;
   std::int64_t cleanup_runs = 0;
@@ -124,9 +127,13 @@ class ReplicatedTable final : public sim::Component {
 
   [[nodiscard]] const TableCounters& counters() const { return counters_; }
   // Server answer time of inserts (arrival to answer), microseconds.
-  [[nodiscard]] const sim::Histogram& insert_latency_histogram() const { return insert_latency_us_; }
+  [[nodiscard]] const sim::Histogram& insert_latency_histogram() const {
+    return insert_latency_us_;
+  }
   // Time from a part's commit until another replica has it, microseconds.
-  [[nodiscard]] const sim::Histogram& replication_lag_histogram() const { return replication_lag_us_; }
+  [[nodiscard]] const sim::Histogram& replication_lag_histogram() const {
+    return replication_lag_us_;
+  }
   [[nodiscard]] const DedupWindow& window() const { return window_; }
 
   static std::int64_t default_window_blocks(const std::string& version);

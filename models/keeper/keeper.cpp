@@ -59,7 +59,8 @@ void Keeper::advance(sim::Time now) {
       window_start_ = now;
     }
     refresh();
-    if (available(now)) peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
+    if (available(now))
+      peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
   }
 }
 
@@ -90,8 +91,9 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     const double u = queue_stream_.uniform01();
     if (rho > 0 && u >= 1.0 - rho) wait_s += queueing_s / rho * std::log(rho / (1.0 - u));
     const sim::Time wait{static_cast<std::int64_t>(std::llround(wait_s * 1e6))};
-    const sim::Time one =
-        options_.latency + sim::Time{static_cast<std::int64_t>(std::llround(service_s * 1e6))} + wait;
+    const sim::Time one = options_.latency +
+                          sim::Time{static_cast<std::int64_t>(std::llround(service_s * 1e6))} +
+                          wait;
     // Keeper's own latency: a request the client gave up on is served all the same.
     latency_us_.add(one.us);
     if (wait > options_.operation_timeout) {
