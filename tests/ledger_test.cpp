@@ -110,6 +110,26 @@ TEST(Ledger, DlqOnlyWinsOverOtherLossCauses) {
   EXPECT_EQ(s.lost, 10);
 }
 
+TEST(Ledger, FinalFoldsCopiesOfAKeyOnlyWithinOneTablePartition) {
+  // ids 0..99 inserted in table partition 0; ids 0..39 again in partition 0
+  // (folded by FINAL) and ids 20..59 in partition 1 (not folded).
+  // By hand: ids 0..19 have 2 rows in one partition -> 0 FINAL duplicates;
+  // ids 20..39 have 3 rows in 2 partitions -> 1 each; ids 40..59 have 2 rows
+  // in 2 partitions -> 1 each: 40 FINAL duplicate rows, 80 raw ones.
+  Ledger l(1);
+  l.emit(0, 100);
+  RowRange first = rows(0, 100, 1, 1);
+  RowRange same_partition = rows(0, 40, 1, 2, InsertTag::REDELIVERY);
+  RowRange other_partition = rows(20, 40, 1, 3, InsertTag::REDELIVERY);
+  other_partition.table_partition = 1;
+  l.record_rows(0, first);
+  l.record_rows(0, same_partition);
+  l.record_rows(0, other_partition);
+  const Settlement s = l.settle();
+  EXPECT_EQ(s.duplicate_rows, 80);
+  EXPECT_EQ(s.final_duplicate_rows, 40);
+}
+
 TEST(Ledger, RowsForIdsNeverProducedAreAnInvariantViolation) {
   Ledger l(1);
   l.emit(0, 10);

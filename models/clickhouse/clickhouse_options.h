@@ -1,5 +1,6 @@
-// ClickHouse replicas and the ReplicatedMergeTree table (SPEC §4.5).
-// `version` picks the version's defaults for the dedup window.
+// ClickHouse replicas and the Replicated(Replacing)MergeTree table (SPEC §4.5).
+// Real setting names keep their real units; `version` picks the version's
+// defaults for the dedup window. Model parameters say "model:".
 #pragma once
 
 #include <cstdint>
@@ -14,16 +15,45 @@ struct ClickHouseOptions {
   std::string version = "25.3";
   std::int64_t replicas = 3;
   std::string engine = "ReplacingMergeTree";  // ReplacingMergeTree | MergeTree
+  // Model: what the table is partitioned by, which decides what FINAL folds
+  // (rows with the same sorting key in the same partition) and the block id
+  // (the token is hashed with the partition id):
+  //  - "event_day": PARTITION BY toYYYYMMDD(event time): every copy of a record
+  //    lands in the record's partition, so FINAL folds every duplicate;
+  //  - "insert_day": PARTITION BY toYYYYMMDD(insert time): copies inserted on
+  //    different (simulated) days stay apart, and so do their block ids;
+  //  - "none": one partition.
+  std::string partition_by = "event_day";
   // -1: the version's default (100 before 23.11, 1000 up to 25.8, 10000 from 25.9).
   std::int64_t replicated_deduplication_window = -1;
   // -1: the version's default (604800 up to 25.9, 3600 from 25.10).
   std::int64_t replicated_deduplication_window_seconds = -1;
+  // ReplicatedMergeTreeCleanupThread (MergeTree settings, seconds).
+  std::int64_t cleanup_delay_period = 30;
+  std::int64_t max_cleanup_delay_period = 300;
+  std::int64_t cleanup_delay_period_random_add = 10;
+  std::int64_t cleanup_thread_preferred_points_per_iteration = 150;
+  // ReplicatedMergeTreeRestartingThread retries a lost session this often (seconds).
+  std::int64_t zookeeper_session_expiration_check_period = 60;
+  // Query settings of the inserts.
   std::int64_t insert_quorum = 0;
+  sim::Time insert_quorum_timeout = sim::Time::seconds(600);
+  std::int64_t insert_keeper_max_retries = 20;
+  sim::Time insert_keeper_retry_initial_backoff = sim::Time::millis(100);
+  sim::Time insert_keeper_retry_max_backoff = sim::Time::seconds(10);
   // Model: an insert's local work = base + per-row cost (a 500-row insert takes tens of ms).
   sim::Time insert_base_latency = sim::Time::millis(15);
   sim::Time insert_latency_per_row = sim::Time::micros(20);
-  // Model: Keeper operations of one insert that writes a part (dedup check + commit).
-  std::int64_t keeper_ops_per_insert = 4;
+  // Model: sigma of the lognormal factor on the local work (the replica's load).
+  double insert_latency_sigma = 0.25;
+  // Model: a replica fetching a new part from the replica that wrote it
+  // (HTTP interserver fetch), on top of its Keeper requests.
+  sim::Time replication_fetch_latency = sim::Time::millis(20);
+  // Model: Keeper requests of one replica to replicate one part: pull the
+  // log (getChildren, get, multi creating the queue entry and moving
+  // log_pointer), find the source replica's host, commit the fetched part
+  // (multi), check its checksums: 6.
+  std::int64_t keeper_requests_per_fetch = 6;
 };
 
 template <class V, class O>
@@ -33,19 +63,47 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
   v.integer("replicas", o.replicas, 1, 100, "replicas of the ReplicatedMergeTree table");
   v.choice("engine", o.engine, {"ReplacingMergeTree", "MergeTree"},
            "table engine; ReplacingMergeTree folds rows with the same key");
+  v.choice("partition_by", o.partition_by, {"event_day", "insert_day", "none"},
+           "model: the table's PARTITION BY; FINAL folds rows with the same key in the same "
+           "partition only");
   v.integer("replicated_deduplication_window", o.replicated_deduplication_window, -1,
             100000000, "recent block ids kept for dedup (table-wide); -1: version default");
   v.integer("replicated_deduplication_window_seconds", o.replicated_deduplication_window_seconds,
             -1, 100000000, "max age of kept block ids; -1: version default");
-  v.integer("insert_quorum", o.insert_quorum, 0, 100, "replicas an insert waits for (0: off)");
+  v.integer("cleanup_delay_period", o.cleanup_delay_period, 0, 86400,
+            "seconds: shortest sleep of a replica's cleanup thread (removes old block ids)");
+  v.integer("max_cleanup_delay_period", o.max_cleanup_delay_period, 0, 86400,
+            "seconds: longest sleep of the cleanup thread");
+  v.integer("cleanup_delay_period_random_add", o.cleanup_delay_period_random_add, 0, 86400,
+            "seconds: uniform 0..x added to every cleanup sleep");
+  v.integer("cleanup_thread_preferred_points_per_iteration",
+            o.cleanup_thread_preferred_points_per_iteration, 0, 100000000,
+            "the cleanup thread scales its sleep to find about this much work (0: no adaptation)");
+  v.integer("zookeeper_session_expiration_check_period",
+            o.zookeeper_session_expiration_check_period, 1, 86400,
+            "seconds: a replica whose Keeper session was lost retries this often");
+  v.integer("insert_quorum", o.insert_quorum, 0, 100, "replicas an insert waits for (0, 1: off)");
+  v.millis("insert_quorum_timeout", o.insert_quorum_timeout, 1, 86400000,
+           "ms: an insert waits this long for its quorum, then fails (159; the part stays)");
+  v.integer("insert_keeper_max_retries", o.insert_keeper_max_retries, 0, 1000,
+            "retries of a failed Keeper request during an insert");
+  v.millis("insert_keeper_retry_initial_backoff_ms", o.insert_keeper_retry_initial_backoff, 0,
+           86400000, "first wait before such a retry; doubles each time");
+  v.millis("insert_keeper_retry_max_backoff_ms", o.insert_keeper_retry_max_backoff, 0, 86400000,
+           "longest wait before such a retry");
   v.duration("insert_base_latency", o.insert_base_latency, sim::Time::micros(1),
              sim::Time::minutes(10), "model: fixed local cost of an insert");
   v.duration("insert_latency_per_row", o.insert_latency_per_row, sim::Time::micros(0),
              sim::Time::seconds(1), "model: per-row cost of an insert");
-  v.integer("keeper_ops_per_insert", o.keeper_ops_per_insert, 1, 100,
-            "model: Keeper operations of an insert that writes a part");
-  v.ignored({"max_insert_block_size", "async_insert", "wait_for_async_insert",
-             "insert_deduplicate", "parts_to_throw_insert", "max_partitions_per_insert_block"});
+  v.real("insert_latency_sigma", o.insert_latency_sigma, 0.0, 5.0,
+         "model: sigma of the lognormal factor on an insert's local work (0: none)");
+  v.duration("replication_fetch_latency", o.replication_fetch_latency, sim::Time::micros(0),
+             sim::Time::minutes(10), "model: a replica fetching a new part, besides Keeper");
+  v.integer("keeper_requests_per_fetch", o.keeper_requests_per_fetch, 0, 1000,
+            "model: Keeper requests of one replica to replicate one part");
+  v.ignored({"max_insert_block_size", "async_insert", "wait_for_async_insert", "insert_deduplicate",
+             "parts_to_throw_insert", "max_partitions_per_insert_block", "insert_quorum_parallel",
+             "old_parts_lifetime", "min_replicated_logs_to_keep", "max_replicated_logs_to_keep"});
   v.finish();
 }
 

@@ -1,23 +1,29 @@
 #include "models/clickhouse/dedup_window.h"
 
+#include "sim/engine/invariant.h"
+
 namespace pipesim::clickhouse {
 
-bool DedupWindow::check_and_insert(const BlockId& id, sim::Time now) {
-  if (blocks_ == 0) return false;
-  if (ids_.contains(id)) return true;
+void DedupWindow::insert(const BlockId& id, sim::Time now) {
+  if (!enabled()) return;
+  PIPESIM_INVARIANT(order_.empty() || order_.back().ctime <= now, "block ids out of ctime order");
   order_.push_back(Entry{id, now});
   ids_.insert(id);
-  trim();
-  return false;
 }
 
-void DedupWindow::trim() {
-  const sim::Time newest = order_.back().at;
-  while (!order_.empty() &&
-         (static_cast<std::int64_t>(order_.size()) > blocks_ || newest - order_.front().at > max_age_)) {
+std::int64_t DedupWindow::clear_old_blocks() {
+  if (order_.empty()) return 0;
+  // The newest node's ctime is "current" time; a node stays if it is among
+  // the newest `blocks_` and its ctime >= newest - max_age.
+  const sim::Time newest = order_.back().ctime;
+  std::int64_t removed = 0;
+  while (!order_.empty() && (static_cast<std::int64_t>(order_.size()) > blocks_ ||
+                             order_.front().ctime < newest - max_age_)) {
     ids_.erase(order_.front().id);
     order_.pop_front();
+    ++removed;
   }
+  return removed;
 }
 
 }  // namespace pipesim::clickhouse

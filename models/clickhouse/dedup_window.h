@@ -1,8 +1,17 @@
-// The table-wide block-id window of a ReplicatedMergeTree table (SPEC §4.5):
-// the most recent `replicated_deduplication_window` block ids of all
-// partitions together, and only those younger than
-// `replicated_deduplication_window_seconds` measured from the newest block.
-// A window of 0 blocks disables deduplication.
+// The block ids of a ReplicatedMergeTree table kept in Keeper under
+// /blocks (SPEC §4.5). An insert's commit creates its block id's node in the
+// same Keeper transaction as the part; a later insert whose block id's node
+// exists is a dedup hit. Nodes are not removed when the window moves on: the
+// cleanup thread of a replica removes them in clearOldBlocks
+// (ReplicatedMergeTreeCleanupThread.cpp), keeping the newest
+// `replicated_deduplication_window` nodes of the whole table (all partitions
+// together) and only those whose ctime is within
+// `replicated_deduplication_window_seconds` of the newest node's ctime. Between
+// two cleanups an id can outlive the window.
+// A window of 0 blocks disables deduplication: no node is written or checked
+// (ReplicatedMergeTreeSink: deduplicate = replicated_deduplication_window != 0).
+//
+// Invariants: ids are kept in ctime order; every kept id is in the lookup set.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +22,14 @@
 
 namespace pipesim::clickhouse {
 
-// The block id an insert_deduplication_token "<topic>-<partition>-<min>-<max>" yields.
+// The block id of an insert: from its insert_deduplication_token
+// "<topic>-<partition>-<min>-<max>" and the table partition its rows go to
+// (ClickHouse hashes the token together with the partition id).
 struct BlockId {
-  std::int32_t partition = 0;
+  std::int32_t partition = 0;  // Kafka partition of the token
   std::int64_t min = 0;
   std::int64_t max = 0;
+  std::uint32_t table_partition = 0;
   friend bool operator==(const BlockId&, const BlockId&) = default;
 };
 
@@ -26,6 +38,8 @@ struct BlockIdHash {
     std::uint64_t h = static_cast<std::uint64_t>(b.partition) * 0x9E3779B97F4A7C15ULL;
     h ^= static_cast<std::uint64_t>(b.min) + 0x517CC1B727220A95ULL + (h << 6) + (h >> 2);
     h ^= static_cast<std::uint64_t>(b.max) + 0x2545F4914F6CDD1DULL + (h << 6) + (h >> 2);
+    h ^=
+        static_cast<std::uint64_t>(b.table_partition) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
     return static_cast<std::size_t>(h);
   }
 };
@@ -34,20 +48,29 @@ class DedupWindow {
  public:
   DedupWindow(std::int64_t blocks, sim::Time max_age) : blocks_(blocks), max_age_(max_age) {}
 
-  // True when the block id is in the window (a dedup hit); otherwise records it.
-  bool check_and_insert(const BlockId& id, sim::Time now);
+  [[nodiscard]] bool enabled() const { return blocks_ != 0; }
+  // True when the block id's node exists (a dedup hit).
+  [[nodiscard]] bool contains(const BlockId& id) const { return enabled() && ids_.contains(id); }
+  // A commit created the block id's node at `now`. REQUIRES: !contains(id),
+  // now >= the newest node's ctime.
+  void insert(const BlockId& id, sim::Time now);
+  // clearOldBlocks: removes the nodes beyond the newest `blocks` and those
+  // older than max_age before the newest; returns how many it removed.
+  std::int64_t clear_old_blocks();
+
   [[nodiscard]] std::size_t size() const { return order_.size(); }
+  [[nodiscard]] std::int64_t blocks() const { return blocks_; }
+  [[nodiscard]] sim::Time max_age() const { return max_age_; }
 
  private:
   struct Entry {
     BlockId id;
-    sim::Time at;
+    sim::Time ctime;
   };
-  void trim();
 
   std::int64_t blocks_;
   sim::Time max_age_;
-  std::deque<Entry> order_;
+  std::deque<Entry> order_;                       // oldest first
   std::unordered_set<BlockId, BlockIdHash> ids_;  // looked up, never iterated
 };
 

@@ -1,44 +1,98 @@
-// A Replicated(Replacing)MergeTree table on its replicas (SPEC §4.5). An
-// insert reaches one replica; the replica derives the block id from the
-// dedup token, checks the table's window, and either answers a dedup hit or
-// writes a part and commits part + block id through Keeper. The server's
-// work goes on whatever the client does: a client timeout does not cancel it.
+// A Replicated(Replacing)MergeTree table on its replicas (SPEC §4.5), as
+// ClickHouse 25.3's ReplicatedMergeTreeSink commits an insert:
+//  1. the insert reaches one replica (the client's load balancer picks one at
+//     random); a replica that is down refuses it (or hangs, for a dead host),
+//     a read-only replica (Keeper session lost) answers 242 at once
+//     (StorageReplicatedMergeTree::write), and with insert_quorum the replica
+//     first counts the active replicas (checkQuorumPrecondition: 285);
+//  2. it writes the part locally (base + per-row cost);
+//  3. it commits through Keeper: allocateBlockNumber (a multi that also
+//     checks the block id's node) and the commit multi that creates the part
+//     node, the log entry and the block id node at once. If the block id node
+//     exists the insert is a dedup hit and answers success without a part.
+//     A failed Keeper request (no leader, operation timeout, session expired,
+//     table read-only) is retried insert_keeper_max_retries times with a
+//     doubling backoff; when they run out the insert fails with 999, 242, or
+//     319 UNKNOWN_STATUS_OF_INSERT if the commit multi's fate is unknown (the
+//     part then stays if Keeper has it);
+//  4. the other replicas pull the log and fetch the part; with insert_quorum
+//     the insert answers once insert_quorum replicas have it (or fails with
+//     159 after insert_quorum_timeout; the part stays).
+// Each replica's cleanup thread removes old block ids from time to time
+// (CleanupSchedule, DedupWindow::clear_old_blocks).
+//
+// The client learns the outcome by an event sent to its ReplyAddress: the
+// answer, or CLIENT_TIMEOUT at its deadline if the answer would come later.
+// The server's work goes on whatever the client does.
+//
+// Invariants: a slot's events carry its version, so events planned before a
+// fault changed the plan are ignored; the client of an insert is told exactly
+// once, never after its deadline.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/broker/partition_log.h"
+#include "models/clickhouse/cleanup_schedule.h"
 #include "models/clickhouse/clickhouse_options.h"
 #include "models/clickhouse/dedup_window.h"
+#include "models/clickhouse/query_status.h"
 #include "models/keeper/keeper.h"
 #include "models/ledger/ledger.h"
+#include "sim/engine/histogram.h"
 #include "sim/engine/random.h"
 #include "sim/engine/simulation.h"
 
 namespace pipesim::clickhouse {
 
+// Where the table sends the client's outcome: an event of `event_type` to
+// `component`, whose arg is encode_reply(token, status).
+struct ReplyAddress {
+  sim::ComponentId component = 0;
+  std::uint32_t event_type = 0;
+};
+
+inline constexpr std::uint32_t kReplyTokenMask = 0x0FFFFFFFu;
+constexpr std::uint32_t encode_reply(std::uint32_t token, QueryStatus status) {
+  return ((token & kReplyTokenMask) << 4) | static_cast<std::uint32_t>(status);
+}
+constexpr std::uint32_t reply_token(std::uint32_t arg) { return arg >> 4; }
+constexpr QueryStatus reply_status(std::uint32_t arg) {
+  return static_cast<QueryStatus>(arg & 0xFu);
+}
+
 struct InsertRequest {
   int partition = 0;
   std::int64_t first_offset = 0;  // records inserted: [first_offset, last_offset]
   std::int64_t last_offset = 0;
-  BlockId block;  // from the insert_deduplication_token
+  BlockId block;  // from the insert_deduplication_token; the table sets table_partition
   ledger::InsertTag tag = ledger::InsertTag::NORMAL;
+  sim::Time client_timeout = sim::Time::seconds(30);
+  ReplyAddress reply;
+  std::uint32_t reply_token = 0;
 };
 
-// What the server will answer, and when (from the start of the insert).
-struct InsertAnswer {
+// A short query (a KeeperMap SELECT or INSERT) answered synchronously.
+struct QueryAnswer {
   sim::Time latency;
-  // False when the server does not commit the insert: the client then gets
-  // a retriable error (e.g. 159 TIMEOUT_EXCEEDED) unless it timed out first.
-  bool committed = true;
+  QueryStatus status = QueryStatus::OK;
 };
 
 struct TableCounters {
-  std::int64_t inserts = 0;     // inserts that reached the server
-  std::int64_t dedup_hits = 0;  // answered from the window, nothing written
-  std::int64_t parts = 0;       // parts written
-  std::int64_t failed = 0;      // inserts the server did not commit
+  std::int64_t inserts = 0;        // inserts that reached a replica
+  std::int64_t dedup_hits = 0;     // answered from the block ids, nothing written
+  std::int64_t parts = 0;          // parts written and committed
+  std::int64_t not_committed = 0;  // inserts the server gave up (nothing written)
+  std::int64_t answers[static_cast<int>(QueryStatus::COUNT)] =
+      {};  // insert outcomes the client saw
+  std::int64_t keeper_map_queries = 0;
+  std::int64_t keeper_map_failures = 0;
+  std::int64_t cleanup_runs = 0;
+  std::int64_t block_ids_removed = 0;
+  std::int64_t keeper_retries = 0;
+  std::int64_t session_losses = 0;
 };
 
 class ReplicatedTable final : public sim::Component {
@@ -47,31 +101,119 @@ class ReplicatedTable final : public sim::Component {
                   const std::vector<broker::PartitionLog>& logs, ledger::Ledger& ledger,
                   keeper::Keeper& keeper, std::uint64_t seed);
 
-  // Starts an insert at now(). The rows (or the dedup hit) take effect at
-  // now() + latency when the insert commits.
-  InsertAnswer begin_insert(const InsertRequest& request);
+  // Starts the replicas' cleanup threads.
+  void start();
+
+  // Starts an insert at now(); the outcome goes to request.reply.
+  void begin_insert(const InsertRequest& request);
+  // A KeeperMap query of `requests` Keeper requests, via one replica.
+  QueryAnswer keeper_map_query(int requests);
 
   void handle(const sim::Event& event) override;
 
   // insert_timeout fault: inserts that arrive before `until` hang until then
   // (the server is stuck), and then commit with probability `server_commits`.
-  void stall(sim::Time until, double server_commits);
+  // `replica` >= 0: only inserts routed to that replica.
+  void stall(sim::Time until, double server_commits, int replica = -1);
+  // replica_crash: the server process is down until `until`; a `hang`ing host
+  // never answers (the client waits for its timeout), else connections are refused.
+  void crash_replica(int replica, sim::Time until, bool hang);
+  // keeper_session_loss: the replica's Keeper session expired; its tables are
+  // read-only until `until`.
+  void lose_session(int replica, sim::Time until);
+  // keeper_election: Keeper has no leader until `until`. A commit multi in
+  // flight was applied with probability `commit_applied`.
+  void keeper_election(sim::Time until, double commit_applied);
 
   [[nodiscard]] const TableCounters& counters() const { return counters_; }
-  // Keeper operations of an insert that writes a part (model).
-  [[nodiscard]] std::int64_t keeper_ops_per_insert() const { return options_.keeper_ops_per_insert; }
+  // Server answer time of inserts (arrival to answer), microseconds.
+  [[nodiscard]] const sim::Histogram& insert_latency_histogram() const {
+    return insert_latency_us_;
+  }
+  // Time from a part's commit until another replica has it, microseconds.
+  [[nodiscard]] const sim::Histogram& replication_lag_histogram() const {
+    return replication_lag_us_;
+  }
+  [[nodiscard]] const DedupWindow& window() const { return window_; }
 
   static std::int64_t default_window_blocks(const std::string& version);
   static std::int64_t default_window_seconds(const std::string& version);
 
  private:
-  struct Pending {
+  enum class Phase : std::uint8_t { KEEPER, RETRY, QUORUM, FINISH };
+
+  struct Insert {
     InsertRequest request;
     std::vector<broker::IdPiece> pieces;
+    std::vector<sim::Time> fetched_at;  // quorum: when each replica has the part
+    int replica = 0;
+    std::uint16_t version = 0;
     bool in_use = false;
-    bool commits = true;
+    Phase phase = Phase::KEEPER;
+    bool client_done = false;     // the client has its outcome
+    bool orphan = false;          // the writer died after sending the commit multi
+    bool server_commits = true;   // insert_timeout fault outcome
+    bool commit_unknown = false;  // a commit multi was in flight when Keeper failed
+    bool committed = false;       // the commit multi was applied (part or dedup hit)
+    QueryStatus commit_result = QueryStatus::OK;
+    QueryStatus final_status = QueryStatus::OK;
+    sim::Time arrived{};
+    sim::Time deadline{};
+    sim::Time keeper_start{};    // the Keeper requests go out
+    sim::Time commit_sent_at{};  // the commit multi goes out
+    sim::Time commit_at{};       // ... and is applied
+    std::int64_t retries = 0;
+    sim::Time backoff{};
   };
-  void commit(std::uint32_t slot);
+
+  struct Replica {
+    Replica(const CleanupSettings& settings, std::uint64_t seed, const std::string& stream_name)
+        : schedule(settings), stream(seed, stream_name) {}
+    bool down = false;
+    bool hang = false;
+    sim::Time crashed_at{};
+    sim::Time up_at{};
+    sim::Time stall_until{};  // insert_timeout on this replica
+    double stall_server_commits = 1.0;
+    bool read_only = false;
+    sim::Time read_only_until = sim::Time::max();  // max: until a session check succeeds
+    std::uint16_t epoch = 0;  // bumps on crash and session loss: stale replica events are ignored
+    // The cleanup thread.
+    CleanupSchedule schedule;
+    sim::RandomStream stream;
+    bool cleanup_active = false;
+    std::uint16_t cleanup_version = 0;
+    sim::Time last_run{};
+    bool has_run = false;
+    sim::Time last_wakeup_check{};
+    std::int64_t blocks_since_run = 0;
+    std::int64_t parts_since_run = 0;
+  };
+
+  [[nodiscard]] std::uint32_t allocate();
+  void release(std::uint32_t slot);
+  void schedule_slot(std::uint32_t slot, sim::Time at, std::uint32_t type);
+  void reply(Insert& s, sim::Time at, QueryStatus status);
+  void reply_direct(const InsertRequest& request, sim::Time at, QueryStatus status);
+  void plan_keeper_phase(std::uint32_t slot, sim::Time at);
+  void fail_attempt(std::uint32_t slot, sim::Time failed_at, QueryStatus code);
+  void finish(std::uint32_t slot, sim::Time at, QueryStatus status);
+  // The server answers now: the client is told, the slot is freed.
+  void complete(std::uint32_t slot, QueryStatus status);
+  void on_commit(std::uint32_t slot);
+  // The commit multi is applied now: dedup check or part. Returns DEDUPLICATED or OK.
+  QueryStatus apply_commit(Insert& s);
+  void plan_quorum(std::uint32_t slot);
+  [[nodiscard]] sim::Time fetch_time(int replica);
+  [[nodiscard]] bool active(int replica) const;  // its is_active node exists
+  void run_cleanup(int replica);
+  void start_cleanup(int replica, sim::Time at);
+  void stop_cleanup(int replica);
+  void maybe_wake_cleanup();
+  void session_expired(int replica, sim::Time until);
+  void session_back(int replica);
+  void replan_quorums_after(int replica, sim::Time available_again);
+  [[nodiscard]] std::uint32_t table_partition(sim::Time at) const;
 
   sim::Simulation& sim_;
   ClickHouseOptions options_;
@@ -80,13 +222,22 @@ class ReplicatedTable final : public sim::Component {
   keeper::Keeper& keeper_;
   sim::RandomStream latency_stream_;
   sim::RandomStream outcome_stream_;
+  sim::RandomStream replica_choice_;
+  sim::RandomStream keeper_map_choice_;
+  sim::RandomStream unknown_commit_stream_;
   sim::Time stall_until_{};
   double stall_server_commits_ = 1.0;
   DedupWindow window_;
+  std::int64_t quorum_;  // 0: off
+  std::vector<Replica> replicas_;
+  std::int64_t parts_since_log_clear_ = 0;
+  std::uint16_t election_ = 0;  // the latest keeper_election
   sim::ComponentId id_;
-  std::vector<Pending> pending_;
+  std::vector<Insert> pending_;
   std::vector<std::uint32_t> free_slots_;
   TableCounters counters_;
+  sim::Histogram insert_latency_us_;
+  sim::Histogram replication_lag_us_;
 };
 
 }  // namespace pipesim::clickhouse

@@ -169,6 +169,13 @@ void WorkerSinkTask::handle(const sim::Event& event) {
       connector_.step();
       run_iterations();
       return;
+    case kInsertAnswer:
+      // ClickHouse answers an insert; a task that failed or stopped since
+      // sent it no longer listens.
+      if (status_ != TaskStatus::RUNNING || !in_put_) return;
+      connector_.on_insert_answer(event.arg);
+      run_iterations();
+      return;
     case kStopTimeout:
       // task.shutdown.graceful.timeout.ms passed with put() still running: the
       // worker abandons the task without a commit (its insert may still land).

@@ -99,11 +99,14 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   [[nodiscard]] sim::Time now() const override { return sim_.now(); }
   [[nodiscard]] sim::Trace* trace() const override { return sim_.trace(); }
   void schedule_step(sim::Time delay) override;
+  [[nodiscard]] clickhouse::ReplyAddress insert_reply_address() const override {
+    return clickhouse::ReplyAddress{id_, kInsertAnswer};
+  }
   void put_finished(sink::PutOutcome outcome, sink::PutFailure failure) override;
 
  private:
   enum EventType : std::uint32_t {
-    kIterate = 1, kConnectorStep = 2, kStart = 3, kRedeliver = 4, kStopTimeout = 5
+    kIterate = 1, kConnectorStep = 2, kStart = 3, kRedeliver = 4, kStopTimeout = 5, kInsertAnswer = 6
   };
 
   void start_instance();

@@ -6,23 +6,50 @@
 namespace pipesim::keeper {
 
 namespace {
-// Utilisation is capped below 1 for the steady-state part; anything above
-// capacity goes into the fluid backlog instead.
+// The steady-state formulas are used up to this utilisation; arrivals above
+// capacity go into the fluid backlog instead.
 constexpr double kMaxUtilisation = 0.995;
+constexpr double seconds(sim::Time t) { return static_cast<double>(t.us) / 1e6; }
 }  // namespace
 
-Keeper::Keeper(const KeeperOptions& options)
-    : options_(options), capacity_(static_cast<double>(options.capacity_ops_per_s)) {}
+Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
+    : options_(options),
+      queue_stream_(seed, "keeper/queue"),
+      capacity_(static_cast<double>(options.capacity_ops_per_s)) {
+  refresh();
+}
 
-double Keeper::arrival_rate() const {
-  return static_cast<double>(options_.background_ops_per_s) + extra_ops_per_s_ + own_rate_;
+void Keeper::refresh() {
+  Steady& s = steady_;
+  s.lambda = static_cast<double>(options_.background_ops_per_s) + extra_ops_per_s_ + own_rate_;
+  s.mu = capacity_ * capacity_factor_;
+  s.rho = std::min(s.lambda / s.mu, kMaxUtilisation);
+  s.service_s = 1.0 / s.mu;
+  // Pollaczek-Khinchine: E[Wq] = rho / (1 - rho) * E[S] * (1 + cv^2) / 2.
+  const double cv = options_.service_time_cv;
+  s.queueing_s = s.rho / (1.0 - s.rho) * s.service_s * (1.0 + cv * cv) / 2.0;
+  s.time_s = seconds(options_.latency) + s.service_s + s.queueing_s;
+  s.served = std::min(s.lambda, s.mu);
+}
+
+double Keeper::current_in_flight() const {
+  if (now_unavailable_) return backlog_;
+  // Little's law on the requests being served (the backlog is counted once).
+  return steady_.served * steady_.time_s + backlog_;
 }
 
 void Keeper::advance(sim::Time now) {
   if (now <= last_) return;
-  const double dt = static_cast<double>((now - last_).us) / 1e6;
-  backlog_ = std::max(0.0, backlog_ + (arrival_rate() - capacity()) * dt);
+  in_flight_integral_ += current_in_flight() * seconds(now - last_);
+  // Without a leader nothing is served and nothing is accepted: the backlog
+  // waits for the new leader.
+  const sim::Time served_from = std::max(last_, unavailable_until_);
+  if (now > served_from) {
+    backlog_ = std::max(0.0, backlog_ + (steady_.lambda - steady_.mu) * seconds(now - served_from));
+  }
   last_ = now;
+  now_unavailable_ = !available(now);
+  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
   while (now - window_start_ >= sim::Time::seconds(1)) {
     own_rate_ = window_ops_;
     window_ops_ = 0;
@@ -31,34 +58,101 @@ void Keeper::advance(sim::Time now) {
       own_rate_ = 0;  // a silent stretch: skip ahead
       window_start_ = now;
     }
+    refresh();
+    if (available(now))
+      peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
   }
 }
 
-double Keeper::time_in_system_s() const {
-  const double mu = capacity();
-  const double rho = std::min(arrival_rate() / mu, kMaxUtilisation);
-  return static_cast<double>(options_.latency.us) / 1e6 + 1.0 / (mu * (1.0 - rho)) + backlog_ / mu;
+void Keeper::count(std::int64_t requests, KeeperClient client) {
+  ops_ += requests;
+  ops_by_client_[static_cast<std::size_t>(client)] += requests;
+  window_ops_ += static_cast<double>(requests);
+}
+
+KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
+  advance(now);
+  if (!available(now)) {
+    // No leader: the server the client is connected to answers at once with
+    // a connection loss (Coordination::Error::ZCONNECTIONLOSS).
+    ++failed_requests_;
+    return KeeperAnswer{false, options_.latency, options_.latency, false};
+  }
+  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
+  const double rho = steady_.rho;
+  const double service_s = steady_.service_s;
+  const double queueing_s = steady_.queueing_s;
+  const double fifo_s = backlog_ / steady_.mu;
+  KeeperAnswer answer;
+  for (int i = 0; i < requests; ++i) {
+    count(1, client);
+    // P(Wq > t) = rho * exp(-t * rho / E[Wq]): inverse transform of one uniform.
+    double wait_s = fifo_s;
+    const double u = queue_stream_.uniform01();
+    if (rho > 0 && u >= 1.0 - rho) wait_s += queueing_s / rho * std::log(rho / (1.0 - u));
+    const sim::Time wait{static_cast<std::int64_t>(std::llround(wait_s * 1e6))};
+    const sim::Time one = options_.latency +
+                          sim::Time{static_cast<std::int64_t>(std::llround(service_s * 1e6))} +
+                          wait;
+    // Keeper's own latency: a request the client gave up on is served all the same.
+    latency_us_.add(one.us);
+    if (wait > options_.operation_timeout) {
+      // ZooKeeperImpl's receive thread: "Operation timeout (no response in
+      // operation_timeout_ms)"; the request stays queued in Keeper.
+      ++failed_requests_;
+      answer.ok = false;
+      answer.operation_timeout = true;
+      answer.latency += options_.operation_timeout;
+      answer.last_request = options_.operation_timeout;
+      return answer;
+    }
+    answer.latency += one;
+    answer.last_request = one;
+  }
+  return answer;
+}
+
+void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client) {
+  advance(now);
+  if (!available(now)) return;  // they fail and are retried later by their senders
+  count(requests, client);
+  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
+}
+
+sim::Time Keeper::expected_request_time(sim::Time now) {
+  advance(now);
+  const double time_s = steady_.time_s + backlog_ / steady_.mu;
+  return sim::Time{static_cast<std::int64_t>(std::llround(time_s * 1e6))};
+}
+
+sim::Time Keeper::expected_wait(sim::Time now) {
+  advance(now);
+  const double wait_s = steady_.queueing_s + backlog_ / steady_.mu;
+  return sim::Time{static_cast<std::int64_t>(std::llround(wait_s * 1e6))};
 }
 
 double Keeper::in_flight(sim::Time now) {
   advance(now);
-  return std::min(arrival_rate(), capacity()) * time_in_system_s() + backlog_;
+  return current_in_flight();
 }
 
-sim::Time Keeper::submit(sim::Time now, std::int64_t ops) {
+double Keeper::mean_in_flight(sim::Time now) {
   advance(now);
-  ops_ += ops;
-  window_ops_ += static_cast<double>(ops);
-  peak_in_flight_ = std::max(peak_in_flight_, in_flight(now));
-  // Sequential requests: each waits its own time in the system.
-  const double us = time_in_system_s() * 1e6 * static_cast<double>(ops);
-  return sim::Time{static_cast<std::int64_t>(std::llround(us))};
+  return now.us > 0 ? in_flight_integral_ / seconds(now) : current_in_flight();
 }
 
 void Keeper::set_degradation(sim::Time now, double capacity_factor, double extra_ops_per_s) {
   advance(now);
   capacity_factor_ = capacity_factor;
   extra_ops_per_s_ = extra_ops_per_s;
+  refresh();
+  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
+}
+
+void Keeper::set_unavailable(sim::Time now, sim::Time until) {
+  advance(now);
+  unavailable_until_ = std::max(unavailable_until_, until);
+  now_unavailable_ = !available(now);
 }
 
 }  // namespace pipesim::keeper

@@ -1,4 +1,6 @@
-// ClickHouse Keeper as a queueing server (SPEC §4.6; model parameters).
+// ClickHouse Keeper as a queueing server (SPEC §4.6). `session_timeout_ms`
+// and `operation_timeout_ms` are the real <zookeeper> client settings of a
+// ClickHouse server; the rest are model parameters.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +14,20 @@ struct KeeperOptions {
   // A healthy request's round trip (network + log fsync), ~1 ms; the time
   // spent waiting in the leader's queue comes on top.
   sim::Time latency = sim::Time::millis(1);
-  // Requests per second the leader can serve.
+  // Requests per second the leader can serve (1 / mean service time).
   std::int64_t capacity_ops_per_s = 40000;
-  // Load from everything but this pipeline's inserts (replication, merges,
-  // other tables): 10,000 requests/s at ~1 ms keep ~10 requests in flight
+  // Coefficient of variation of the service time: 1 is exponential (M/M/1),
+  // 0 deterministic; the queueing delay follows Pollaczek-Khinchine.
+  double service_time_cv = 1.0;
+  // Load from everything but this pipeline's tables (merges, other tables,
+  // other clusters): 10,000 requests/s at ~1 ms keep ~10 requests in flight
   // (Little's law), the 5-15 production sees.
   std::int64_t background_ops_per_s = 10000;
+  // ClickHouse's Keeper client: a session that cannot reach Keeper for this
+  // long expires (tables go read-only); a request unanswered for
+  // operation_timeout_ms fails and finalizes the session.
+  sim::Time session_timeout = sim::Time::seconds(30);
+  sim::Time operation_timeout = sim::Time::seconds(10);
 };
 
 template <class V, class O>
@@ -26,8 +36,14 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KeeperOpt
              "model: healthy request round trip (network + fsync), before queueing");
   v.integer("capacity_ops_per_s", o.capacity_ops_per_s, 1, 100000000,
             "model: requests per second the leader serves");
+  v.real("service_time_cv", o.service_time_cv, 0.0, 10.0,
+         "model: coefficient of variation of the service time (1: exponential, 0: constant)");
   v.integer("background_ops_per_s", o.background_ops_per_s, 0, 100000000,
             "model: requests per second from other work");
+  v.millis("session_timeout_ms", o.session_timeout, 1, 3600000,
+           "ClickHouse's Keeper session timeout: unreachable this long, the session expires");
+  v.millis("operation_timeout_ms", o.operation_timeout, 1, 3600000,
+           "a request unanswered this long fails and finalizes the ClickHouse server's session");
   v.finish();
 }
 

@@ -52,7 +52,8 @@ void Ledger::record_rows(int partition, const RowRange& rows) {
   if (!p.rows.empty()) {
     RowRange& last = p.rows.back();
     if (last.ids.end() == rows.ids.first && last.segment_uid == rows.segment_uid &&
-        last.cause == rows.cause && last.tag == rows.tag) {
+        last.cause == rows.cause && last.tag == rows.tag &&
+        last.table_partition == rows.table_partition) {
       last.ids.count += rows.ids.count;
       return;
     }
@@ -210,6 +211,14 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
         return a->insert_serial < b->insert_serial;
       });
       std::string entries;
+      std::size_t partitions = 1;  // distinct table partitions among the copies
+      for (std::size_t i = 1; i < ordered.size(); ++i) {
+        const bool new_partition = std::none_of(
+            ordered.begin(), ordered.begin() + static_cast<long>(i),
+            [&](const RowRange* earlier) { return earlier->table_partition == ordered[i]->table_partition; });
+        partitions += new_partition ? 1 : 0;
+      }
+      s.final_duplicate_rows += static_cast<std::int64_t>(partitions - 1) * length;
       for (std::size_t i = 1; i < ordered.size(); ++i) {
         const bool seen = std::any_of(ordered.begin(), ordered.begin() + static_cast<long>(i),
                                       [&](const RowRange* earlier) {

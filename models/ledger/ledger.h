@@ -33,6 +33,9 @@ struct RowRange {
   CopyCause cause = CopyCause::ORIGINAL;
   InsertTag tag = InsertTag::NORMAL;
   std::uint64_t insert_serial = 0;  // global insert order
+  // The ClickHouse table partition the rows went to: a FINAL query folds rows
+  // with the same sorting key (the business key) within one partition only.
+  std::uint32_t table_partition = 0;
 };
 
 struct Mark {
@@ -49,6 +52,9 @@ struct Settlement {
   std::int64_t pending = 0;
   std::int64_t rows = 0;
   std::int64_t duplicate_rows = 0;
+  // What SELECT ... FINAL on a ReplacingMergeTree still shows beyond the first
+  // row of a key: copies in different table partitions are not folded.
+  std::int64_t final_duplicate_rows = 0;
   std::array<std::int64_t, static_cast<int>(EntryPoint::COUNT)> duplicates_by_entry{};
   std::array<std::int64_t, static_cast<int>(LossCause::COUNT)> lost_by_cause{};
   std::int64_t dlq_records_in_clickhouse = 0;

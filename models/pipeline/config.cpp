@@ -43,7 +43,8 @@ std::string target_prefix(const std::string& kind) {
   if (kind == "worker_crash") return "worker-";
   if (kind == "task_restart") return "task-";
   if (kind == "broker_crash") return "broker-";
-  if (kind == "replica_crash") return "replica-";
+  // insert_timeout may target one replica (only inserts routed to it hang).
+  if (kind == "replica_crash" || kind == "keeper_session_loss" || kind == "insert_timeout") return "replica-";
   return "";
 }
 
@@ -133,6 +134,14 @@ sim::FaultSpec read_fault(const json& f, const std::string& path) {
     std::int64_t extra = 0;
     r.integer("extra_ops_per_s", extra, 0, 100000000, "");
     keep("extra_ops_per_s", extra);
+  } else if (spec.kind == "keeper_election") {
+    double applied = 0.5;
+    r.real("commit_applied", applied, 0, 1, "");
+    keep("commit_applied", applied);
+  } else if (spec.kind == "replica_crash") {
+    bool hang = false;
+    r.boolean("hang", hang, "");
+    keep("hang", hang);
   }
   r.finish();
   // Windows that need a length: model defaults, written out by --print.
@@ -157,7 +166,9 @@ void check_targets(const Config& c) {
     if (spec.kind == "worker_crash") count = c.connect.workers;
     if (spec.kind == "task_restart") count = c.connect.tasks_max;
     if (spec.kind == "broker_crash") count = c.kafka.brokers;
-    if (spec.kind == "replica_crash") count = c.clickhouse.replicas;
+    if (spec.kind == "replica_crash" || spec.kind == "keeper_session_loss" || spec.kind == "insert_timeout") {
+      count = c.clickhouse.replicas;
+    }
     const std::string expected =
         "\"" + prefix + "0\" to \"" + prefix + std::to_string(count - 1) + "\"";
     const std::string& t = spec.target;
@@ -263,7 +274,9 @@ const std::vector<std::string>& fault_kinds() {
   static const std::vector<std::string> kinds = {
       "leader_change", "leader_flapping", "response_loss",  "broker_crash",  "producer_restart",
       "worker_crash",  "task_restart",    "rebalance",      "insert_timeout", "keeper_backlog",
-      "keeper_election", "replica_crash", "state_wipe",     "manual_resend"};
+      "keeper_election", "replica_crash", "state_wipe",     "manual_resend",
+      // SPEC §4.6: a ClickHouse server's Keeper session expires (tables read-only).
+      "keeper_session_loss"};
   return kinds;
 }
 

@@ -45,6 +45,25 @@ const std::vector<std::string>& metric_names() {
         n.push_back(std::string(kind) + "_episodes" + end);
       }
     }
+    // Capacity figures, after the SPEC §9 names.
+    for (const char* m : {"inserts_per_s", "parts_per_s", "keeper_ops_per_s"}) n.emplace_back(m);
+    for (const char* c : {"inserts", "replication", "keeper_map", "cleanup"}) {
+      n.push_back(std::string("keeper_ops_by_source.") + c);
+    }
+    for (const char* m : {"keeper_mean_in_flight", "keeper_utilisation_peak", "keeper_latency_p50_ms",
+                          "keeper_latency_p99_ms", "insert_latency_p50_ms", "insert_latency_p99_ms",
+                          "replication_lag_p99_ms"}) {
+      n.emplace_back(m);
+    }
+    for (const char* a : {"ok", "deduplicated", "client_timeout", "timeout_exceeded_159",
+                          "network_error_210", "table_is_read_only_242", "too_few_live_replicas_285",
+                          "unknown_status_of_insert_319", "keeper_exception_999"}) {
+      n.push_back(std::string("insert_answers.") + a);
+    }
+    for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries", "insert_keeper_retries",
+                          "block_ids_removed"}) {
+      n.emplace_back(m);
+    }
     return n;
   }();
   return names;
@@ -56,7 +75,7 @@ const std::vector<std::string>& metrics_not_modelled() {
 }
 
 const std::vector<std::string>& faults_not_modelled() {
-  static const std::vector<std::string> kinds = {"keeper_election", "replica_crash"};
+  static const std::vector<std::string> kinds = {};
   return kinds;
 }
 

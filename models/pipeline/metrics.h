@@ -8,7 +8,25 @@
 
 namespace pipesim::pipeline {
 
-// Every per-run metric, in report order.
+// Every per-run metric, in report order: the SPEC §9 names, then the
+// capacity figures:
+//   inserts_per_s, parts_per_s, keeper_ops_per_s  per second of simulated time
+//       (run.duration + run.drain); keeper ops are this pipeline's requests
+//       that reached a Keeper leader (background load excluded),
+//   keeper_ops_by_source.{inserts,replication,keeper_map,cleanup}  requests,
+//   keeper_mean_in_flight      time-weighted mean of requests in Keeper (all load),
+//   keeper_utilisation_peak    peak arrivals / capacity over whole seconds,
+//   keeper_latency_p50_ms, keeper_latency_p99_ms  time in Keeper of the
+//       inserts' and KeeperMap queries' requests,
+//   insert_latency_p50_ms, insert_latency_p99_ms  server answer time of
+//       inserts (arrival at the replica to answer),
+//   replication_lag_p99_ms     a part's commit until another replica has it,
+//   insert_answers.<outcome>   what the sink saw: ok, deduplicated,
+//       client_timeout, or a ClickHouse error code,
+//   keeper_map_queries, keeper_map_failures  the sink's KeeperMap queries,
+//   redeliveries               put() of a batch again after a RetriableException,
+//   insert_keeper_retries      Keeper requests of inserts retried (insert_keeper_max_retries),
+//   block_ids_removed          block ids removed by the cleanup threads.
 const std::vector<std::string>& metric_names();
 // Metrics that stay 0 because their mechanism is not modelled yet.
 const std::vector<std::string>& metrics_not_modelled();

@@ -54,10 +54,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
         logs_(static_cast<std::size_t>(partitions_),
               broker::PartitionLog(c.kafka.log_segment_bytes / c.workload.record_bytes)),
         ledger_(partitions_),
-        keeper_(c.keeper),
+        keeper_(c.keeper, seed),
         table_(sim_, c.clickhouse, logs_, ledger_, keeper_, seed),
         workload_(c.workload, partitions_, seed),
-        deps_{&c.connector, &table_, &keeper_, &ledger_, &logs_, &sink_counters_},
+        deps_{&c.connector, &table_, &ledger_, &logs_, &sink_counters_},
         cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_, logs_, deps_,
                  c.connector.exactly_once, seed),
         kafka_(sim_, c.kafka, logs_, ledger_),
@@ -78,6 +78,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     for (std::size_t i = 0; i < schedule_.size(); ++i) {
       sim_.schedule(schedule_[i].at, id_, kFaultStart, static_cast<std::uint32_t>(i));
     }
+    table_.start();
     cluster_.start();
     kafka_.start(end_of_faults + config_.run.drain);
     app_.start(end_of_faults);
@@ -138,7 +139,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     if (kind == "worker_crash") add("worker-", config_.connect.workers);
     if (kind == "task_restart") add("task-", config_.connect.tasks_max);
     if (kind == "broker_crash") add("broker-", config_.kafka.brokers);
-    if (kind == "replica_crash") add("replica-", config_.clickhouse.replicas);
+    if (kind == "replica_crash" || kind == "keeper_session_loss") add("replica-", config_.clickhouse.replicas);
     return t;
   }
 
@@ -197,10 +198,28 @@ class Run final : public sim::Component, public broker::ClusterListener {
       const sim::Time window =
           f.duration.us > 0 ? f.duration
                             : sim::Time::seconds(config_.connector.timeout_seconds) + sim::Time::seconds(10);
-      table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0));
+      // Without a target the whole table hangs; with "replica-N" only the
+      // inserts routed to that replica (the others go on).
+      table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0),
+                   f.target.empty() ? -1 : target_index(f.target));
     } else if (k == "keeper_backlog") {
       keeper_.set_degradation(sim_.now(), spec.params.value("capacity_factor", 0.25),
                               static_cast<double>(spec.params.value("extra_ops_per_s", std::int64_t{0})));
+    } else if (k == "keeper_election") {
+      // No leader for the window (Raft election timeout 1-2 s by default).
+      const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(2);
+      table_.keeper_election(sim_.now() + window, spec.params.value("commit_applied", 0.5));
+    } else if (k == "replica_crash") {
+      // The server process (or host, with "hang") is down for the window.
+      const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(60);
+      table_.crash_replica(target_index(f.target), sim_.now() + window, spec.params.value("hang", false));
+    } else if (k == "keeper_session_loss") {
+      // The replica's Keeper session expired: read-only for the window (by
+      // default one zookeeper_session_expiration_check_period).
+      const sim::Time window = f.duration.us > 0
+                                   ? f.duration
+                                   : sim::Time::seconds(config_.clickhouse.zookeeper_session_expiration_check_period);
+      table_.lose_session(target_index(f.target), sim_.now() + window);
     } else if (k == "state_wipe") {
       cluster_.wipe_keeper_map_state();
     }
@@ -224,6 +243,36 @@ class Run final : public sim::Component, public broker::ClusterListener {
       producer_.run_sender();
       producer_.set_response_loss(response_losses_.empty() ? 0.0 : *response_losses_.rbegin());
     }
+  }
+
+  // Capacity figures (metrics.h): rates per second of simulated time.
+  void collect_capacity(std::map<std::string, double>& v) {
+    const double seconds = sim_.now().as_seconds();
+    const auto& t = table_.counters();
+    v["inserts_per_s"] = static_cast<double>(t.inserts) / seconds;
+    v["parts_per_s"] = static_cast<double>(t.parts) / seconds;
+    v["keeper_ops_per_s"] = static_cast<double>(keeper_.ops()) / seconds;
+    const char* sources[] = {"inserts", "replication", "keeper_map", "cleanup"};
+    for (int c = 0; c < static_cast<int>(keeper::KeeperClient::COUNT); ++c) {
+      v[std::string("keeper_ops_by_source.") + sources[c]] =
+          static_cast<double>(keeper_.ops(static_cast<keeper::KeeperClient>(c)));
+    }
+    v["keeper_mean_in_flight"] = keeper_.mean_in_flight(sim_.now());
+    v["keeper_utilisation_peak"] = keeper_.peak_utilisation();
+    v["keeper_latency_p50_ms"] = keeper_.latency_histogram().percentile(0.50) / 1000.0;
+    v["keeper_latency_p99_ms"] = keeper_.latency_histogram().percentile(0.99) / 1000.0;
+    v["insert_latency_p50_ms"] = table_.insert_latency_histogram().percentile(0.50) / 1000.0;
+    v["insert_latency_p99_ms"] = table_.insert_latency_histogram().percentile(0.99) / 1000.0;
+    v["replication_lag_p99_ms"] = table_.replication_lag_histogram().percentile(0.99) / 1000.0;
+    for (int a = 0; a < static_cast<int>(clickhouse::QueryStatus::COUNT); ++a) {
+      v["insert_answers." + std::string(clickhouse::to_string(static_cast<clickhouse::QueryStatus>(a)))] =
+          static_cast<double>(t.answers[a]);
+    }
+    v["keeper_map_queries"] = static_cast<double>(t.keeper_map_queries);
+    v["keeper_map_failures"] = static_cast<double>(t.keeper_map_failures);
+    v["redeliveries"] = static_cast<double>(cluster_.counters().redeliveries);
+    v["insert_keeper_retries"] = static_cast<double>(t.keeper_retries);
+    v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
   }
 
   void on_append(int p) {
@@ -276,10 +325,12 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["keeper_peak_in_flight"] = keeper_.peak_in_flight();
     v["inserts"] = static_cast<double>(table_.counters().inserts);
     v["dedup_hits"] = static_cast<double>(table_.counters().dedup_hits);
-    // A FINAL query folds rows with the same sorting key (the business key)
-    // on ReplacingMergeTree; a plain MergeTree keeps every row.
-    v["final_duplicate_rows"] =
-        config_.clickhouse.engine == "ReplacingMergeTree" ? 0.0 : static_cast<double>(s.duplicate_rows);
+    // SELECT ... FINAL on a ReplacingMergeTree folds rows with the same
+    // sorting key (the business key) within a table partition; copies in
+    // different partitions (clickhouse.partition_by = insert_day) stay. A
+    // plain MergeTree folds nothing.
+    v["final_duplicate_rows"] = static_cast<double>(
+        config_.clickhouse.engine == "ReplacingMergeTree" ? s.final_duplicate_rows : s.duplicate_rows);
     v["producer_retried_records"] = static_cast<double>(producer_.counters().retried_records);
     v["producer_failed_records"] = static_cast<double>(producer_.counters().failed_records);
     v["producer_expired_records"] = static_cast<double>(producer_.counters().expired_records);
@@ -298,6 +349,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
         v[std::string(episode_kinds[k]) + "_episodes" + endings[i]] = static_cast<double>(c[i]);
       }
     }
+    collect_capacity(v);
 
     sim::Metrics out;
     out.reserve(metric_names().size());

@@ -37,11 +37,23 @@ bool ClickHouseSinkTask::has_reporter() const {
   return !deps_.options->errors_deadletterqueue_topic_name.empty() || deps_.options->errors_log_enable;
 }
 
-void ClickHouseSinkTask::wait_for_keeper(Phase next) {
-  // One KeeperMap query: a ClickHouse query whose time is Keeper's answer time.
+void ClickHouseSinkTask::query_keeper_map(Phase next, int requests) {
+  // KeeperStateProvider: a SELECT or INSERT on the KeeperMap table, a
+  // ClickHouse query whose time is Keeper's answer time.
   ++deps_.counters->keeper_map_ops;
   phase_ = next;
-  host_.schedule_step(deps_.keeper->submit(host_.now(), 1));
+  const clickhouse::QueryAnswer answer = deps_.table->keeper_map_query(requests);
+  keeper_map_applied_ = answer.status == clickhouse::QueryStatus::OK;
+  const sim::Time timeout = sim::Time::seconds(deps_.options->timeout_seconds);
+  if (answer.latency > timeout) {
+    // The client gives up (a socket timeout, retriable); a write queued in
+    // Keeper is still applied, and every later query queues behind it.
+    keeper_map_status_ = clickhouse::QueryStatus::CLIENT_TIMEOUT;
+    host_.schedule_step(timeout);
+    return;
+  }
+  keeper_map_status_ = answer.status;
+  host_.schedule_step(answer.latency);
 }
 
 void ClickHouseSinkTask::start_partition() {
@@ -55,7 +67,8 @@ void ClickHouseSinkTask::start_partition() {
     return;
   }
   if (state_->keeper_map()) {
-    wait_for_keeper(Phase::STATE_READ);
+    // getStateRecord: one read by key (a multi-get in Keeper).
+    query_keeper_map(Phase::STATE_READ, 1);
     return;
   }
   decide_partition();
@@ -92,30 +105,30 @@ void ClickHouseSinkTask::run_ops() {
     switch (op.kind) {
       case SinkOpKind::SET_STATE:
         if (state_->keeper_map()) {
-          // The write takes effect when Keeper answers (a crash before that loses it).
+          // The write takes effect when Keeper answers (a crash before that
+          // loses it). StorageKeeperMapSink: an exists() of the key, then a
+          // multi with its create or set: two Keeper requests.
           --op_index_;
-          wait_for_keeper(Phase::STATE_WRITE);
+          query_keeper_map(Phase::STATE_WRITE, 2);
           return;
         }
         state_->set(pb.partition, StateRecord{op.state, op.records});
         break;
       case SinkOpKind::INSERT: {
+        // The answer, or the client's socket timeout, comes as on_insert_answer();
+        // a client timeout does not cancel the server's insert (SPEC §4.4).
+        insert_token_ = (insert_token_ + 1) & clickhouse::kReplyTokenMask;
         const clickhouse::InsertRequest request{
-            pb.partition, op.records.min, op.records.max,
-            clickhouse::BlockId{pb.partition, op.token.min, op.token.max}, tag_};
-        const clickhouse::InsertAnswer answer = deps_.table->begin_insert(request);
-        const sim::Time timeout = sim::Time::seconds(deps_.options->timeout_seconds);
-        if (answer.latency > timeout) {
-          // The client gives up; the server's insert goes on (SPEC §4.4).
-          phase_ = Phase::INSERT_TIMEOUT;
-          host_.schedule_step(timeout);
-        } else if (!answer.committed) {
-          phase_ = Phase::INSERT_ERROR;
-          host_.schedule_step(answer.latency);
-        } else {
-          phase_ = Phase::INSERT_ANSWER;
-          host_.schedule_step(answer.latency);
-        }
+            pb.partition,
+            op.records.min,
+            op.records.max,
+            clickhouse::BlockId{pb.partition, op.token.min, op.token.max, 0},
+            tag_,
+            sim::Time::seconds(deps_.options->timeout_seconds),
+            host_.insert_reply_address(),
+            insert_token_};
+        phase_ = Phase::INSERT;
+        deps_.table->begin_insert(request);
         return;
       }
       case SinkOpKind::DLQ:
@@ -144,30 +157,45 @@ void ClickHouseSinkTask::run_ops() {
 void ClickHouseSinkTask::step() {
   switch (phase_) {
     case Phase::STATE_READ:
+      // A failed KeeperMap query: KEEPER_EXCEPTION (999), NETWORK_ERROR (210)
+      // or a socket timeout, all retriable (Utils.handleException).
+      if (keeper_map_status_ != clickhouse::QueryStatus::OK) {
+        retriable();
+        return;
+      }
       decide_partition();
       return;
     case Phase::STATE_WRITE: {
       const SinkOp& op = decision_.ops[op_index_++];
-      state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
+      if (keeper_map_applied_) state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
+      if (keeper_map_status_ != clickhouse::QueryStatus::OK) {
+        retriable();
+        return;
+      }
       run_ops();
       return;
     }
-    case Phase::INSERT_ANSWER:
-      run_ops();
-      return;
-    case Phase::INSERT_TIMEOUT:
-      // A client socket timeout: clickhouse-java turns it into code 159,
-      // which Utils.handleException makes a RetriableException.
-      ++deps_.counters->insert_timeouts;
-      retriable();
-      return;
-    case Phase::INSERT_ERROR:
-      retriable();
-      return;
+    case Phase::INSERT:
     case Phase::IDLE:
       break;
   }
   PIPESIM_INVARIANT(false, "connector step without a pending operation");
+}
+
+void ClickHouseSinkTask::on_insert_answer(std::uint32_t reply) {
+  // An answer for an earlier insert (one the client gave up on, or of an
+  // earlier task instance) finds another token: nobody listens any more.
+  if (phase_ != Phase::INSERT || clickhouse::reply_token(reply) != insert_token_) return;
+  const clickhouse::QueryStatus status = clickhouse::reply_status(reply);
+  if (clickhouse::succeeded(status)) {
+    run_ops();
+    return;
+  }
+  // A socket timeout (clickhouse-java: code 159) or a retriable server code
+  // (159, 210, 242, 285, 319, 999): Utils.handleException makes it a
+  // RetriableException.
+  if (status == clickhouse::QueryStatus::CLIENT_TIMEOUT) ++deps_.counters->insert_timeouts;
+  retriable();
 }
 
 void ClickHouseSinkTask::retriable() {

@@ -15,7 +15,6 @@
 
 #include "models/broker/partition_log.h"
 #include "models/clickhouse/table.h"
-#include "models/keeper/keeper.h"
 #include "models/ledger/ledger.h"
 #include "models/sink/connector_options.h"
 #include "models/sink/decision.h"
@@ -50,6 +49,9 @@ class SinkTaskHost {
   [[nodiscard]] virtual sim::Trace* trace() const = 0;
   // Calls back step() after `delay` unless the task dies first.
   virtual void schedule_step(sim::Time delay) = 0;
+  // Where ClickHouse sends an insert's outcome: the framework hands it to
+  // on_insert_answer() (an event of this task; a dead task drops it).
+  [[nodiscard]] virtual clickhouse::ReplyAddress insert_reply_address() const = 0;
   // put() has ended; may be called from within put().
   virtual void put_finished(PutOutcome outcome, PutFailure failure) = 0;
 };
@@ -57,7 +59,6 @@ class SinkTaskHost {
 struct SinkDependencies {
   const ConnectorOptions* options = nullptr;
   clickhouse::ReplicatedTable* table = nullptr;
-  keeper::Keeper* keeper = nullptr;
   ledger::Ledger* ledger = nullptr;
   const std::vector<broker::PartitionLog>* logs = nullptr;
   SinkCounters* counters = nullptr;
@@ -71,13 +72,14 @@ class ClickHouseSinkTask {
   void start();
   void put(const std::vector<PartitionBatch>& batch);
   void step();
+  // The outcome of an insert (the arg of the event sent to insert_reply_address()).
+  void on_insert_answer(std::uint32_t reply);
   // tolerateStateMismatch of this instance's config (an operator may change it).
   void set_tolerate_state_mismatch(bool on) { tolerate_state_mismatch_ = on; }
   [[nodiscard]] SinkStateStore& state() { return *state_; }
 
  private:
-  enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT_ANSWER, INSERT_TIMEOUT,
-                                    INSERT_ERROR };
+  enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT };
 
   void start_partition();
   void decide_partition();
@@ -89,7 +91,10 @@ class ClickHouseSinkTask {
   // reporter at all keeps nothing (SPEC §4.3).
   void report(int partition, OffsetRange records);
   [[nodiscard]] bool has_reporter() const;
-  void wait_for_keeper(Phase next);
+  // One KeeperMap query (a ClickHouse query served by Keeper) of `requests`
+  // Keeper requests; step() comes when its answer (or the client timeout) does.
+  void query_keeper_map(Phase next, int requests);
+  void insert_failed(clickhouse::QueryStatus status);
 
   SinkTaskHost& host_;
   SinkDependencies deps_;
@@ -102,6 +107,11 @@ class ClickHouseSinkTask {
   std::size_t op_index_ = 0;
   ledger::InsertTag tag_ = ledger::InsertTag::NORMAL;
   Phase phase_ = Phase::IDLE;
+  clickhouse::QueryStatus keeper_map_status_ = clickhouse::QueryStatus::OK;
+  bool keeper_map_applied_ = false;  // the server applied the last KeeperMap query
+  // Numbers this task's inserts, across task instances, so that an answer
+  // meant for an earlier insert (or instance) is recognised and dropped.
+  std::uint32_t insert_token_ = 0;
   std::vector<broker::IdPiece> pieces_;  // scratch
   std::vector<std::string> keys_;        // scratch
 };

@@ -1,0 +1,295 @@
+// The ClickHouse and Keeper cases of configs/lab/ (clickhouse_*.json,
+// keeper_*.json), each with its outcome computed by hand from SPEC §4.5/§4.6,
+// ClickHouse's rules (block ids, cleanup thread, Keeper retries) and the sink's
+// v1.3.9 logic.
+//
+// Common timeline: one partition (or four) read by one task each, 50
+// records/s arriving in 10 s quanta, so tick k (t = 10k s) brings offsets
+// [500k, 500k+499], put and inserted at ~10k + 4 ms; an insert takes ~30 ms.
+// The first offset commit runs at the first iteration after 60 s, i.e. at
+// ~60.004 s with the put of tick 6 ([3000, 3499]); the next one is due 60 s
+// later, at ~120.004 s. A put that throws a RetriableException is put again
+// (same batch, same token) at that next commit time. 5 minutes of workload:
+// ticks 0..290, 30 batches (15000 records) per partition.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "models/pipeline/config.h"
+#include "models/pipeline/scenario.h"
+
+namespace pipesim::pipeline {
+namespace {
+
+nlohmann::json lab_json(const std::string& name) {
+  const char* root = std::getenv("PIPESIM_SOURCE_DIR");
+  const std::string dir = root ? root : ".";
+  return read_config_file(dir + "/configs/lab/" + name);
+}
+
+class Lab {
+ public:
+  explicit Lab(const char* name) : Lab(lab_json(name)) {}
+  explicit Lab(const nlohmann::json& raw) { metrics_ = run_scenario(load_config(raw), 1); }
+  double operator[](const std::string& name) const {
+    for (const auto& m : metrics_) {
+      if (m.name == name) return m.value;
+    }
+    ADD_FAILURE() << "no metric " << name;
+    return -1;
+  }
+
+ private:
+  sim::Metrics metrics_;
+};
+
+// insert_timeout at 60 s for 40 s (server_commits 1): the insert of
+// [3000, 3499] at ~60.004 s hangs until 100 s and commits at ~100.03 s; the
+// client gave up at ~90.004 s (socket timeout, retriable). The redelivery at
+// ~120.004 s carries the same token "events-0-3000-3499".
+
+TEST(ClickHouseLab, ARedeliveryInsideTheWindowIsADedupHit) {
+  // The default window (1000 blocks, 7 days) holds the 7 ids written so far.
+  const Lab m("clickhouse_redelivery_inside_window.json");
+  EXPECT_EQ(m["records_produced"], 15000);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["insert_answers.deduplicated"], 1);
+  // 30 batches + 1 redelivery reached the server; the dedup hit wrote no part.
+  EXPECT_EQ(m["inserts"], 31);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ClickHouseLab, WithAWindowOfZeroTheRedeliveryIsADuplicateWithExactlyOnceOff) {
+  // replicated_deduplication_window = 0 disables deduplication: the 500
+  // records of the redelivered batch are written twice. The in-memory state
+  // says BEFORE_PROCESSING [3000, 3499] for the redelivery: SAME, insert.
+  const Lab m("clickhouse_window_zero_at_least_once.json");
+  EXPECT_EQ(m["duplicate_rows"], 500);
+  EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+  EXPECT_EQ(m["classifications.BEFORE_PROCESSING.SAME"], 1);
+  EXPECT_EQ(m["dedup_hits"], 0);
+  // ReplacingMergeTree partitioned by event day: FINAL folds both copies.
+  EXPECT_EQ(m["final_duplicate_rows"], 0);
+}
+
+TEST(ClickHouseLab, WithAWindowOfZeroTheRedeliveryIsADuplicateWithExactlyOnceOnToo) {
+  // KeeperMap says BEFORE_PROCESSING [3000, 3499] (written before the
+  // insert): the redelivery is SAME and re-inserts with the same token,
+  // relying on block dedup, which is off.
+  const Lab m("clickhouse_window_zero_exactly_once.json");
+  EXPECT_EQ(m["duplicate_rows"], 500);
+  EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+  EXPECT_EQ(m["classifications.BEFORE_PROCESSING.SAME"], 1);
+  // KeeperMap queries: 3 per batch (read, BEFORE, AFTER) for 30 batches, but
+  // the timed-out one made read + BEFORE and its redelivery read + AFTER: 91.
+  EXPECT_EQ(m["keeper_map_queries"], 91);
+}
+
+// Four partitions, four tasks: the four inserts of tick 6 hang in the same
+// stall, commit at ~100.02-100.05 s in some order and are redelivered at
+// ~120.004 s. Window of 3 blocks for the whole table.
+
+TEST(ClickHouseLab, OtherPartitionsInsertsPushAnIdOutOfTheWindowBeforeItsRedelivery) {
+  // The cleanup threads run every 10 s exactly (period 10..10 s, no random
+  // add): the run at 110 s keeps the newest 3 ids, so the first of the four
+  // stalled inserts to commit loses its id. Its redelivery writes its 500
+  // records again; the three others are hits.
+  const Lab m("clickhouse_window_pushed_out_by_other_partitions.json");
+  EXPECT_EQ(m["records_produced"], 60000);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 4);
+  EXPECT_EQ(m["redeliveries"], 4);
+  EXPECT_EQ(m["dedup_hits"], 3);
+  EXPECT_EQ(m["duplicate_rows"], 500);
+  EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+}
+
+TEST(ClickHouseLab, IdsOutliveTheWindowUntilACleanupThreadRuns) {
+  // The same with cleanup threads that run at start-up and then a day later:
+  // 30+ ids for a window of 3, yet every redelivery is a hit.
+  const Lab m("clickhouse_window_outlived_until_cleanup.json");
+  EXPECT_EQ(m["dedup_hits"], 4);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["block_ids_removed"], 0);
+}
+
+// Keeper: capacity 1000 requests/s, background 500/s, constant service
+// time. keeper_backlog from 40 s to 70 s at 0.3 x capacity: the backlog grows
+// by 500 - 300 = 200 requests a second (plus our few), so at 50 s ~2000 wait
+// (6.7 s each at 300/s); the insert of tick 5 ([2500, 2999]) at ~50.004 s
+// needs 2 requests: ~13.5-14.5 s > timeoutSeconds (10), though each waits
+// less than operation_timeout_ms (10 s). The client gives up at ~60.004 s
+// (the commit there stores offset 2500); the server commits at ~64 s. After
+// 70 s the backlog (~6000) drains at 500/s by ~82 s; the redelivery at
+// ~120.004 s finds a healthy Keeper.
+
+TEST(KeeperLab, ABacklogPushesAnInsertPastTheClientTimeoutAndItsRedeliveryDuplicates) {
+  // Deduplication off: the redelivered batch is written again.
+  const Lab m("keeper_backlog_insert_timeout.json");
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 500);
+  EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+  // At 70 s at least 30 s x 200 = 6000 requests wait.
+  EXPECT_GE(m["keeper_peak_in_flight"], 6000);
+  // 31 inserts: the slow one is the p99 (nearest rank 31 of 31): >= 2 x 6.67 s.
+  EXPECT_GE(m["insert_latency_p99_ms"], 13300);
+  EXPECT_LT(m["insert_latency_p50_ms"], 100);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(KeeperLab, ABacklogTimeoutsRedeliveryIsAHitWithTheDefaultWindow) {
+  const Lab m("keeper_backlog_insert_timeout_deduplicated.json");
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+}
+
+TEST(KeeperLab, ExactlyOnceAddsOneReadAndTwoWritesOfTwoRequestsPerBatch) {
+  // 30 batches, no faults. exactlyOnce: batch 0 is NONE (write BEFORE,
+  // insert, write AFTER), batches 1..29 AFTER_PROCESSING NEW (the same two
+  // writes): 1 + 2 = 3 KeeperMap queries per batch (DECISION_NOTES.md row 4).
+  // In Keeper a read by key is 1 request, a write 2 (exists + multi):
+  // 5 requests per batch, 150 in all; the inserts' own requests (2 each) and
+  // everything else are the same with exactlyOnce off (the cleanup threads
+  // run every 7 s exactly, never within the ms the state queries shift an
+  // insert by).
+  const nlohmann::json raw = lab_json("keeper_exactly_once_state_requests.json");
+  const Lab on(raw);
+  nlohmann::json off_raw = raw;
+  off_raw["connector"]["exactlyOnce"] = false;
+  const Lab off(off_raw);
+  EXPECT_EQ(on["keeper_map_queries"], 90);
+  EXPECT_EQ(on["keeper_ops_by_source.keeper_map"], 150);
+  EXPECT_EQ(off["keeper_map_queries"], 0);
+  EXPECT_EQ(off["keeper_ops_by_source.keeper_map"], 0);
+  EXPECT_EQ(on["keeper_ops_by_source.inserts"], 60);
+  EXPECT_EQ(off["keeper_ops_by_source.inserts"], 60);
+  EXPECT_EQ(on["keeper_ops"] - off["keeper_ops"], 150);
+  EXPECT_EQ(on["duplicate_rows"], 0);
+  EXPECT_EQ(off["duplicate_rows"], 0);
+}
+
+// keeper_election at 60 s for 2 s: no leader until 62 s.
+
+TEST(KeeperLab, AnElectionFailsTheStateQueryWithKeeperException) {
+  // exactlyOnce: the put at ~60.004 s first reads its state: no leader, 999,
+  // retriable. Redelivered at ~120.004 s: read, AFTER_PROCESSING NEW, insert.
+  const Lab m("keeper_election_state_query_fails.json");
+  EXPECT_EQ(m["keeper_map_failures"], 1);
+  EXPECT_EQ(m["keeper_map_queries"], 91);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+}
+
+TEST(KeeperLab, InsertKeeperRetriesRideOutAnElection) {
+  // exactlyOnce off: the insert's requests go out at ~60.03 s (t0) and fail;
+  // retries after 100, 200, 400, 800 ms (at ~t0 + 0.1, 0.3, 0.7, 1.5 s) find
+  // no leader; the fifth (~t0 + 3.1 s > 62 s) commits. The client (30 s
+  // timeout) sees success.
+  const Lab m("keeper_election_insert_retries.json");
+  EXPECT_EQ(m["insert_keeper_retries"], 5);
+  EXPECT_EQ(m["insert_answers.ok"], 30);
+  EXPECT_EQ(m["insert_answers.keeper_exception_999"], 0);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+}
+
+TEST(KeeperLab, WithoutInsertKeeperRetriesAnElectionFailsTheInsertWith999) {
+  // insert_keeper_max_retries 0: 999 at ~t0 + 1 ms, nothing committed;
+  // the redelivery at ~120.004 s writes the batch once.
+  const Lab m("keeper_election_insert_without_retries.json");
+  EXPECT_EQ(m["insert_answers.keeper_exception_999"], 1);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+}
+
+TEST(KeeperLab, ALostSessionMakesTheTableReadOnly) {
+  // One replica; its session is lost from 60 s to 120 s. The insert at
+  // ~60.004 s gets 242 TABLE_IS_READ_ONLY at once (retriable); the
+  // redelivery at ~120.004 s finds the table writable again.
+  const Lab m("keeper_session_loss_read_only.json");
+  EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 1);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+}
+
+TEST(ClickHouseLab, ACrashedReplicaRefusesOrHangs) {
+  // One replica, down from 60 s to 90 s. A dead server process refuses the
+  // insert at ~60.004 s (210, retriable); a dead host never answers, so the
+  // client times out at ~90.004 s. Either way the batch is redelivered at
+  // ~120.004 s to a live replica and written once.
+  const Lab refused("clickhouse_replica_crash_refused.json");
+  EXPECT_EQ(refused["insert_answers.network_error_210"], 1);
+  EXPECT_EQ(refused["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(refused["redeliveries"], 1);
+  EXPECT_EQ(refused["duplicate_rows"], 0);
+  const Lab hang("clickhouse_replica_crash_hang.json");
+  EXPECT_EQ(hang["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(hang["insert_answers.network_error_210"], 0);
+  EXPECT_EQ(hang["redeliveries"], 1);
+  EXPECT_EQ(hang["duplicate_rows"], 0);
+  EXPECT_EQ(hang["clickhouse_rows"], 15000);
+}
+
+TEST(ClickHouseFaults, ConservationHoldsUnderEveryClickHouseAndKeeperFault) {
+  // Randomized: elections (some longer than the session timeout), crashes
+  // (refused and hanging), session losses, backlogs past the operation
+  // timeout, stalls that commit half the time, with a quorum, a small
+  // window and a busy Keeper. run_scenario throws if the ledger's
+  // conservation or any model invariant breaks; by hand: every produced
+  // record is in ClickHouse (once or more), lost, or pending.
+  nlohmann::json raw = nlohmann::json::parse(R"({
+    "workload": {"records_per_day": 8640000, "profile": "constant"},
+    "kafka": {"num.partitions": 4},
+    "connect": {"tasks.max": 4},
+    "clickhouse": {"insert_quorum": 2, "replicated_deduplication_window": 20,
+                   "cleanup_delay_period": 5, "max_cleanup_delay_period": 20},
+    "keeper": {"capacity_ops_per_s": 2000, "background_ops_per_s": 1500},
+    "faults": [
+      {"kind": "keeper_election", "rate_per_day": 96, "duration_mean": "20s"},
+      {"kind": "replica_crash", "rate_per_day": 48, "duration_mean": "60s"},
+      {"kind": "replica_crash", "rate_per_day": 24, "duration_mean": "60s", "hang": true},
+      {"kind": "keeper_session_loss", "rate_per_day": 48, "duration_mean": "40s"},
+      {"kind": "keeper_backlog", "rate_per_day": 24, "duration_mean": "2m", "capacity_factor": 0.5},
+      {"kind": "insert_timeout", "rate_per_day": 48, "duration": "40s", "server_commits": 0.5},
+      {"kind": "worker_crash", "rate_per_day": 24}
+    ],
+    "run": {"duration": "1h", "drain": "30m"}
+  })");
+  double fired = 0, answers_not_ok = 0;
+  for (const bool exactly_once : {false, true}) {
+    raw["connector"]["exactlyOnce"] = exactly_once;
+    const Config config = load_config(raw);
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+      const sim::Metrics metrics = run_scenario(config, seed);
+      const auto get = [&metrics](const std::string& name) {
+        for (const auto& m : metrics) {
+          if (m.name == name) return m.value;
+        }
+        return -1.0;
+      };
+      EXPECT_EQ(get("clickhouse_rows") - get("duplicate_rows") + get("lost_records") +
+                    get("pending_records"),
+                get("records_produced"))
+          << "reproduce: seed " << seed << ", exactlyOnce " << exactly_once;
+      fired += get("faults_fired.keeper_election") + get("faults_fired.keeper_session_loss") +
+               get("faults_fired.replica_crash");
+      answers_not_ok += get("insert_answers.client_timeout") +
+                        get("insert_answers.network_error_210") +
+                        get("insert_answers.table_is_read_only_242");
+    }
+  }
+  EXPECT_GT(fired, 100);          // ~6 per run: the faults really fired
+  EXPECT_GT(answers_not_ok, 20);  // and the sink saw their errors
+}
+
+}  // namespace
+}  // namespace pipesim::pipeline
