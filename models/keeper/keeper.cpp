@@ -9,6 +9,9 @@ namespace {
 // Utilisation is capped below 1 for the steady-state part; anything above
 // capacity goes into the fluid backlog instead.
 constexpr double kMaxUtilisation = 0.995;
+// ~3,170 years: later than any run ends, far below 2^63 us even with a run's
+// own times added.
+constexpr double kNeverUs = 1e17;
 }  // namespace
 
 Keeper::Keeper(const KeeperOptions& options)
@@ -50,8 +53,12 @@ sim::Time Keeper::submit(sim::Time now, std::int64_t ops) {
   ops_ += ops;
   window_ops_ += static_cast<double>(ops);
   peak_in_flight_ = std::max(peak_in_flight_, in_flight(now));
-  // Sequential requests: each waits its own time in the system.
-  const double us = time_in_system_s() * 1e6 * static_cast<double>(ops);
+  // Sequential requests: each waits its own time in the system. A backlog far
+  // beyond capacity (capacity_factor 0.0001, extra_ops_per_s 1e8) can put the
+  // answer past 2^63 us, where the conversion wrapped to a negative time and
+  // the answer was scheduled in the past: clamp to an answer later than any
+  // run reaches (run.duration <= 3650 d), which simply never comes.
+  const double us = std::min(time_in_system_s() * 1e6 * static_cast<double>(ops), kNeverUs);
   return sim::Time{static_cast<std::int64_t>(std::llround(us))};
 }
 

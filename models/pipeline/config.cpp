@@ -47,13 +47,16 @@ std::string target_prefix(const std::string& kind) {
   return "";
 }
 
+// A partition number: a non-negative integer (a JSON file gives it unsigned,
+// a config built in code may give it signed).
+bool is_partition_number(const json& p) {
+  return p.is_number_unsigned() || (p.is_number_integer() && p.get<std::int64_t>() >= 0);
+}
+
 std::string check_partitions(const json& v) {
   if (v == "all") return "";
-  if (v.is_number_unsigned()) return "";
-  if (v.is_array() && !v.empty() &&
-      std::all_of(v.begin(), v.end(), [](const json& p) { return p.is_number_unsigned(); })) {
-    return "";
-  }
+  if (is_partition_number(v)) return "";
+  if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), is_partition_number)) return "";
   return "\"all\", a partition number or a list of partition numbers";
 }
 
@@ -167,7 +170,8 @@ void check_fault_partitions(const Config& c) {
     if (it == c.faults[i].params.end() || *it == "all") continue;
     const json list = it->is_array() ? *it : json::array({*it});
     for (const auto& p : list) {
-      if (p.get<std::int64_t>() >= c.kafka.num_partitions) {
+      // Compared unsigned: a number above 2^63 must not wrap to a negative partition.
+      if (p.get<std::uint64_t>() >= static_cast<std::uint64_t>(c.kafka.num_partitions)) {
         sim::throw_config_error("faults[" + std::to_string(i) + "].partitions",
                                 "expected partitions from 0 to " +
                                     std::to_string(c.kafka.num_partitions - 1) + ", found " + p.dump());
@@ -246,7 +250,10 @@ json read_config_file(const std::string& path) {
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return parse_config_text(buffer.str(), path);
+}
+
+json parse_config_text(const std::string& text, const std::string& path) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {

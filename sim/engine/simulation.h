@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/event_queue.h"
+#include "sim/engine/interrupt.h"
 #include "sim/engine/invariant.h"
 #include "sim/engine/time.h"
 
@@ -46,8 +47,10 @@ class Simulation {
   [[nodiscard]] std::uint32_t incarnation(ComponentId id) const { return incarnations_[id]; }
 
   // Runs every event with time <= end, in (time, sequence) order; leaves now() at end.
+  // Throws Interrupted when the user interrupts the program (checked every 2^16 events).
   void run_until(Time end) {
     while (!queue_.empty() && queue_.top().at <= end) {
+      if ((next_check_++ & 0xFFFF) == 0) throw_if_interrupted();
       const Event e = queue_.pop();
       now_ = e.at;
       if (e.incarnation != incarnations_[e.target]) {
@@ -69,6 +72,7 @@ class Simulation {
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
   std::uint64_t events_dropped_ = 0;
+  std::uint64_t next_check_ = 1;
   EventQueue queue_;
   std::vector<Component*> components_;
   std::vector<std::uint32_t> incarnations_;
