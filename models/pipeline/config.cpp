@@ -253,9 +253,39 @@ json read_config_file(const std::string& path) {
   return parse_config_text(buffer.str(), path);
 }
 
+namespace {
+
+// A config is a few levels deep; a document nested deeper is refused while
+// parsing, before anything walks it recursively (printing a 200,000-deep
+// array in a message overflowed the stack: a fuzzing finding).
+constexpr int kMaxNesting = 64;
+
+json parse_limited(const std::string& text, const std::string& where) {
+  const json::parser_callback_t limit = [&where](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxNesting) {
+      throw ConfigError(where + "JSON nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    }
+    return true;
+  };
+  return json::parse(text, limit);
+}
+
+// nlohmann's message without its "[json.exception.out_of_range.406] " prefix.
+std::string without_prefix(const std::string& what) {
+  const auto bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+}  // namespace
+
 json parse_config_text(const std::string& text, const std::string& path) {
   try {
-    return json::parse(text);
+    return parse_limited(text, "config error: " + path + ": ");
+  } catch (const json::out_of_range& e) {
+    // A number beyond double's range (1e400): nlohmann throws out_of_range,
+    // not parse_error, and it escaped as an abort (a fuzzing finding).
+    throw ConfigError("config error: " + path + ": " + without_prefix(e.what()));
   } catch (const json::parse_error& e) {
     // Turn the byte offset into line and column, which editors show.
     std::size_t line = 1;
@@ -286,11 +316,19 @@ void apply_override(json& raw, const std::string& assignment) {
     const std::string section = assignment.substr(0, eq);
     if (section != "faults") throw ConfigError(bad + "expected section.key=value");
   }
+  // Raw bytes from the command line: a value that is not UTF-8 could not be
+  // printed back as JSON (an abort in the first message naming it: a fuzzing finding).
+  try {
+    (void)json(assignment).dump();
+  } catch (const json::type_error&) {
+    throw ConfigError("bad --set: not valid UTF-8");
+  }
   const std::string value_text = assignment.substr(eq + 1);
   json value;
   try {
-    value = json::parse(value_text);
-  } catch (const json::parse_error&) {
+    value = parse_limited(value_text, bad);
+  } catch (const json::exception&) {
+    // Not JSON (or a number beyond double's range, out_of_range): a string.
     value = value_text;
   }
   if (dot == std::string::npos || dot > eq) {  // faults=[...]

@@ -53,8 +53,9 @@ int single_case(const DecideArgs& a) {
     std::cerr << "pipesim decide: --stored expects MIN,MAX (inclusive offsets), found \"" << a.stored << "\"\n";
     return 2;
   }
-  nlohmann::json state = a.state;
-  const std::string line = "{\"state\":" + state.dump() + ",\"stored\":" + stored + ",\"batch\":" + batch +
+  // replace: a --state that is not UTF-8 is named as unknown, not an abort.
+  const std::string state = nlohmann::json(a.state).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string line = "{\"state\":" + state + ",\"stored\":" + stored + ",\"batch\":" + batch +
                            ",\"tolerateStateMismatch\":" + (a.tolerate ? "true" : "false") + "}";
   const sink::ParsedDecideCase parsed = sink::parse_decide_case(line);
   if (const auto* error = std::get_if<std::string>(&parsed)) {
