@@ -325,6 +325,16 @@ TEST(ConfigErrors, OverrideThatIsNotUtf8) {
             "bad --set: not valid UTF-8");
 }
 
+// A config file whose top level is not an object, with an override: --set
+// faults=... aborted (nlohmann type_error), --set section.key=... replaced the
+// file's value with {} and the config loaded as if the file were empty.
+TEST(ConfigErrors, OverrideOnAFileThatIsNotAnObject) {
+  EXPECT_EQ(override_error(json(222222222), "faults=[]"),
+            "config error at (top level): expected an object with sections, found 222222222");
+  EXPECT_EQ(override_error(json::array({1}), "run.seeds=3"),
+            "config error at (top level): expected an object with sections, found [1]");
+}
+
 TEST(ConfigErrors, UnreadableFile) {
   TempDir dir;
   const std::string path = dir.path("missing.json");

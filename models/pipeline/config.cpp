@@ -323,6 +323,15 @@ void apply_override(json& raw, const std::string& assignment) {
   } catch (const json::type_error&) {
     throw ConfigError("bad --set: not valid UTF-8");
   }
+  // The file's top level must be an object for any override to apply; the
+  // error is the one load_config gives. (faults=... on a file holding a plain
+  // number aborted with nlohmann's type_error, and section.key=... silently
+  // replaced a non-object file with {}: a fuzzing finding.)
+  if (raw.is_null()) raw = json::object();
+  if (!raw.is_object()) {
+    sim::throw_config_error("(top level)", "expected an object with sections, found " +
+                                               sim::describe_json_value(raw));
+  }
   const std::string value_text = assignment.substr(eq + 1);
   json value;
   try {
@@ -347,7 +356,6 @@ void apply_override(json& raw, const std::string& assignment) {
                       (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
   }
   if (key.empty()) throw ConfigError(bad + "expected section.key=value");
-  if (!raw.is_object()) raw = json::object();
   json& target = raw[section];
   if (!target.is_object()) target = json::object();
   // A connector pasted in Connect REST form keeps its properties under "config".
