@@ -1,3 +1,6 @@
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -89,9 +92,16 @@ Command register_decide(CLI::App& app) {
     }
     std::ios::sync_with_stdio(false);
     if (args->cases == "-") return sink::run_decide_stream(std::cin, std::cout, std::cerr);
+    // A directory opens as an ifstream on Linux and reads as empty: without
+    // this check `decide --cases DIR` answered nothing and exited 0.
+    std::error_code ec;
+    if (std::filesystem::is_directory(args->cases, ec)) {
+      std::cerr << "pipesim decide: cannot read " << args->cases << ": Is a directory\n";
+      return 2;
+    }
     std::ifstream in(args->cases);
     if (!in) {
-      std::cerr << "pipesim decide: cannot read " << args->cases << "\n";
+      std::cerr << "pipesim decide: cannot read " << args->cases << ": " << std::strerror(errno) << "\n";
       return 2;
     }
     return sink::run_decide_stream(in, std::cout, std::cerr);

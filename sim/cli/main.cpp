@@ -13,6 +13,15 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command run = pipesim::cli::register_run(app);
   const pipesim::cli::Command validate = pipesim::cli::register_validate(app);
   const pipesim::cli::Command decide = pipesim::cli::register_decide(app);
+  // CLI11 reports a misspelt subcommand as "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string first = argv[1];
+    if (first != "run" && first != "validate" && first != "decide") {
+      std::cerr << "pipesim: unknown subcommand \"" << first
+                << "\" (expected run, validate or decide)\n(run 'pipesim --help' for usage)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

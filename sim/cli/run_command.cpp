@@ -140,9 +140,12 @@ Command register_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "simulate the pipeline over seeds and print estimates");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
-  auto* seed = cmd->add_option("--seed", args->seed, "run this one seed")->check(CLI::NonNegativeNumber);
+  // The ranges of run.first_seed and run.seeds (CLI11's NonNegativeNumber and
+  // PositiveNumber printed DBL_MAX in full as the upper bound).
+  auto* seed = cmd->add_option("--seed", args->seed, "run this one seed")
+                   ->check(CLI::Range(std::int64_t{0}, std::int64_t{9007199254740991}));
   cmd->add_option("--seeds", args->seeds, "number of seeds (default: run.seeds)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))
       ->excludes(seed);
   cmd->add_option("--threads", args->threads, "worker threads (results do not depend on it)")
       ->check(CLI::Range(1, 1024));
