@@ -561,6 +561,16 @@ bad_exact "--out into a missing directory" "pipesim: cannot write $TMP/no-such-d
 bad_exact "--out naming a directory" "pipesim: cannot write $TMP/outdir: Is a directory" \
   "$PIPESIM" run "$CFG" --seeds 1 --out "$TMP/outdir"
 
+if [ -w /dev/full ]; then
+  "$PIPESIM" run "$CFG" --seeds 1 --format json >/dev/full 2>"$ERR" </dev/null
+  RC=$?
+  if [ "$RC" -eq 2 ] && [ "$(cat "$ERR")" == "pipesim: cannot write the result to standard output" ]; then
+    pass "bad input, stdout not writable (/dev/full): exit 2, exact message"
+  else
+    fail "bad input, stdout not writable (/dev/full): exit 2, exact message" "rc=$RC" "stderr: $(cat "$ERR")"
+  fi
+fi
+
 # ---------------------------------------------------------------------------------------------
 # Interrupted runs: SIGINT/SIGTERM stop a long run; no result file, no temporary file, a
 # clear message, exit 128 + signal.

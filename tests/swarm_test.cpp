@@ -17,8 +17,8 @@
 // A failure prints the effective config (JSON) and seed that reproduce it:
 // save the JSON as swarm.json and run `pipesim run swarm.json --seed S`.
 //
-// Environment: PIPESIM_SWARM_CONFIGS (default 1000) configs split over the
-// shards below; PIPESIM_SWARM_SEED (default 1) picks another set of configs;
+// Environment: PIPESIM_SWARM_CONFIGS (default: the CMake option of the same
+// name, 1000; the sanitizer build uses fewer) configs split over the shards below; PIPESIM_SWARM_SEED (default 1) picks another set of configs;
 // PIPESIM_SWARM_CASE=N runs only config N.
 #include <gtest/gtest.h>
 
@@ -46,6 +46,10 @@ namespace {
 using nlohmann::json;
 
 constexpr int kShards = 10;
+#ifndef PIPESIM_SWARM_CONFIGS_DEFAULT
+#define PIPESIM_SWARM_CONFIGS_DEFAULT 1000
+#endif
+constexpr std::int64_t kDefaultConfigs = PIPESIM_SWARM_CONFIGS_DEFAULT;
 
 std::int64_t env_int(const char* name, std::int64_t fallback) {
   const char* v = std::getenv(name);
@@ -327,7 +331,7 @@ class Swarm : public testing::TestWithParam<int> {};
 
 TEST_P(Swarm, RandomValidConfigsKeepEveryInvariant) {
   const auto swarm_seed = static_cast<std::uint64_t>(env_int("PIPESIM_SWARM_SEED", 1));
-  const std::int64_t configs = env_int("PIPESIM_SWARM_CONFIGS", 1000);
+  const std::int64_t configs = env_int("PIPESIM_SWARM_CONFIGS", kDefaultConfigs);
   const std::int64_t only = env_int("PIPESIM_SWARM_CASE", -1);
   const int shard = GetParam();
   std::int64_t ran = 0;
@@ -379,7 +383,7 @@ TEST(SwarmFindings, KeeperBacklogFarBeyondCapacityIsNotScheduledInThePast) {
 // smaller polls with exactlyOnce and errors.tolerance=all, and are not
 // required here.) Needs the full set of configs: skipped with fewer.
 TEST(SwarmGenerator, ReachesTheRarePaths) {
-  const std::int64_t configs = env_int("PIPESIM_SWARM_CONFIGS", 1000);
+  const std::int64_t configs = env_int("PIPESIM_SWARM_CONFIGS", kDefaultConfigs);
   if (configs < 1000) GTEST_SKIP() << "needs PIPESIM_SWARM_CONFIGS >= 1000";
   const auto swarm_seed = static_cast<std::uint64_t>(env_int("PIPESIM_SWARM_SEED", 1));
   std::map<std::string, int> runs_with;

@@ -121,6 +121,10 @@ int execute(const RunArgs& a) {
   }
   if (a.out.empty()) {
     std::cout << text << std::flush;
+    if (!std::cout) {  // e.g. > /dev/full: say so rather than exit 0 with nothing written
+      std::cerr << "pipesim: cannot write the result to standard output\n";
+      return 2;
+    }
   } else {
     try {
       sim::write_file_atomically(a.out, text);
