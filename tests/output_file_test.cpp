@@ -1,16 +1,16 @@
 // Atomic result files (sim/report/output_file.h): whole or not at all.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <csignal>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sim/engine/interrupt.h"
 #include "sim/report/output_file.h"

@@ -18,8 +18,9 @@
 // save the JSON as swarm.json and run `pipesim run swarm.json --seed S`.
 //
 // Environment: PIPESIM_SWARM_CONFIGS (default: the CMake option of the same
-// name, 1000; the sanitizer build uses fewer) configs split over the shards below; PIPESIM_SWARM_SEED (default 1) picks another set of configs;
-// PIPESIM_SWARM_CASE=N runs only config N.
+// name, 1000; the sanitizer build uses fewer) configs split over the shards below;
+// PIPESIM_SWARM_SEED (default 1) picks another set of configs; PIPESIM_SWARM_CASE=N runs only
+// config N.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,7 +60,8 @@ std::int64_t env_int(const char* name, std::int64_t fallback) {
 // Draws for one config, from its own named stream.
 class Draw {
  public:
-  Draw(std::uint64_t seed, std::int64_t index) : r_(seed, "swarm/config/" + std::to_string(index)) {}
+  Draw(std::uint64_t seed, std::int64_t index)
+      : r_(seed, "swarm/config/" + std::to_string(index)) {}
   bool coin(double p = 0.5) { return r_.bernoulli(p); }
   template <class T>
   T pick(std::initializer_list<T> options) {
@@ -95,7 +97,8 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   const std::string duration = d.pick_text({"1s", "10m", "30m", "1h"});
   const sim::Time horizon = *sim::parse_duration(duration);
   raw["run"] = {{"duration", duration}, {"drain", d.pick_text({"0s", "1m", "10m", "30m"})}};
-  raw["workload"] = {{"records_per_day", d.pick<std::int64_t>({0, 86400, 864000, 8640000, 8640000})}};
+  raw["workload"] = {
+      {"records_per_day", d.pick<std::int64_t>({0, 86400, 864000, 8640000, 8640000})}};
   if (d.coin()) raw["workload"]["profile"] = d.pick_text({"constant", "production"});
   if (d.coin(0.2)) {
     json hourly = json::array();
@@ -130,7 +133,8 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   const std::int64_t workers = d.pick<std::int64_t>({1, 1, 2, 3});
   const std::int64_t tasks = d.pick<std::int64_t>({1, 3, partitions, partitions + 2});
   json connect = {{"workers", workers}, {"tasks.max", tasks}};
-  if (d.coin(0.7)) connect["offset.flush.interval.ms"] = d.pick<std::int64_t>({1000, 5000, 60000, 600000});
+  if (d.coin(0.7))
+    connect["offset.flush.interval.ms"] = d.pick<std::int64_t>({1000, 5000, 60000, 600000});
   if (d.coin(0.7)) connect["max.poll.records"] = d.pick<std::int64_t>({1, 7, 500, 100000});
   if (d.coin()) connect["session.timeout.ms"] = d.pick<std::int64_t>({6000, 45000});
   if (d.coin()) connect["scheduled.rebalance.max.delay.ms"] = d.pick<std::int64_t>({0, 300000});
@@ -143,10 +147,11 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   raw["connect"] = connect;
 
   if (d.coin(0.7)) {
-    raw["operator"] = {{"restart_delay", d.pick_text({"0s", "30s", "30m"})},
-                       {"restart_delay_distribution", d.pick_text({"exponential", "fixed"})},
-                       {"remediation", d.pick_text({"restart_only", "delete_state_row", "tolerate_then_revert"})},
-                       {"remediation_delay", d.pick_text({"0s", "5m"})}};
+    raw["operator"] = {
+        {"restart_delay", d.pick_text({"0s", "30s", "30m"})},
+        {"restart_delay_distribution", d.pick_text({"exponential", "fixed"})},
+        {"remediation", d.pick_text({"restart_only", "delete_state_row", "tolerate_then_revert"})},
+        {"remediation_delay", d.pick_text({"0s", "5m"})}};
   }
 
   const bool exactly_once = d.coin();
@@ -164,11 +169,14 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   const std::int64_t replicas = d.pick<std::int64_t>({1, 3});
   json clickhouse = {{"replicas", replicas}, {"insert_quorum", d.between(0, replicas)}};
   if (d.coin()) {
-    clickhouse["version"] = d.pick_text({"23.3", "23.8", "23.11", "24.3", "24.8", "25.3", "25.8", "25.9", "25.10"});
+    clickhouse["version"] =
+        d.pick_text({"23.3", "23.8", "23.11", "24.3", "24.8", "25.3", "25.8", "25.9", "25.10"});
   }
   if (d.coin()) clickhouse["engine"] = d.pick_text({"ReplacingMergeTree", "MergeTree"});
-  if (d.coin()) clickhouse["replicated_deduplication_window"] = d.pick<std::int64_t>({-1, 0, 1, 100});
-  if (d.coin()) clickhouse["replicated_deduplication_window_seconds"] = d.pick<std::int64_t>({-1, 0, 1, 60});
+  if (d.coin())
+    clickhouse["replicated_deduplication_window"] = d.pick<std::int64_t>({-1, 0, 1, 100});
+  if (d.coin())
+    clickhouse["replicated_deduplication_window_seconds"] = d.pick<std::int64_t>({-1, 0, 1, 60});
   if (d.coin()) clickhouse["insert_base_latency"] = d.pick_text({"1us", "15ms", "2s"});
   if (d.coin()) clickhouse["insert_latency_per_row"] = d.pick_text({"0s", "20us", "1ms"});
   if (d.coin()) clickhouse["keeper_ops_per_insert"] = d.pick<std::int64_t>({1, 4, 100});
@@ -185,7 +193,8 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   // Faults: each kind with probability 0.4, scheduled inside the run or
   // Poisson with 0.5 to 5 expected occurrences in it.
   json faults = json::array();
-  const double horizon_days = static_cast<double>(horizon.us) / static_cast<double>(sim::Time::days(1).us);
+  const double horizon_days =
+      static_cast<double>(horizon.us) / static_cast<double>(sim::Time::days(1).us);
   const std::map<std::string, std::pair<std::string, std::int64_t>> targets = {
       {"worker_crash", {"worker-", workers}},
       {"task_restart", {"task-", tasks}},
@@ -211,10 +220,13 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
       if (const auto t = targets.find(kind); t != targets.end() && d.coin()) {
         f["target"] = t->second.first + std::to_string(d.between(0, t->second.second - 1));
       }
-      if (kind == "insert_timeout" && d.coin()) f["server_commits"] = d.pick<double>({0.0, 0.5, 1.0});
-      if (kind == "rebalance" && d.coin()) f["max.poll.records"] = d.pick<std::int64_t>({1, 200, 100000});
+      if (kind == "insert_timeout" && d.coin())
+        f["server_commits"] = d.pick<double>({0.0, 0.5, 1.0});
+      if (kind == "rebalance" && d.coin())
+        f["max.poll.records"] = d.pick<std::int64_t>({1, 200, 100000});
       if (kind == "leader_change" || kind == "leader_flapping") {
-        if (d.coin()) f["partitions"] = d.coin() ? json("all") : json::array({d.between(0, partitions - 1)});
+        if (d.coin())
+          f["partitions"] = d.coin() ? json("all") : json::array({d.between(0, partitions - 1)});
         if (d.coin()) f["controlled"] = d.coin();
         if (kind == "leader_flapping" && d.coin()) f["period"] = d.pick_text({"1ms", "20s"});
       }
@@ -254,7 +266,8 @@ double sum_with_prefix(const sim::Metrics& m, const std::string& prefix) {
 std::string check_metrics(const SwarmCase& sc, const sim::Metrics& m) {
   std::ostringstream problems;
   for (const auto& x : m) {
-    if (!std::isfinite(x.value) || x.value < 0) problems << x.name << " = " << x.value << " (negative or not finite)\n";
+    if (!std::isfinite(x.value) || x.value < 0)
+      problems << x.name << " = " << x.value << " (negative or not finite)\n";
   }
   const double produced = value(m, "records_produced");
   const double rows = value(m, "clickhouse_rows");
@@ -266,17 +279,21 @@ std::string check_metrics(const SwarmCase& sc, const sim::Metrics& m) {
     problems << "conservation: rows " << rows << " - duplicate_rows " << dup << " + lost " << lost
              << " + pending " << pending << " != records_produced " << produced << "\n";
   }
-  if (sum_with_prefix(m, "duplicate_rows_by_entry.") != dup) problems << "duplicate rows without an entry point\n";
-  if (sum_with_prefix(m, "lost_records_by_cause.") != lost) problems << "lost records without a cause\n";
+  if (sum_with_prefix(m, "duplicate_rows_by_entry.") != dup)
+    problems << "duplicate rows without an entry point\n";
+  if (sum_with_prefix(m, "lost_records_by_cause.") != lost)
+    problems << "lost records without a cause\n";
   if (value(m, "final_duplicate_rows") > dup) problems << "final_duplicate_rows > duplicate_rows\n";
   if (value(m, "dedup_hits") > value(m, "inserts")) problems << "dedup_hits > inserts\n";
   for (const auto& kind : fault_kinds()) {
     const double fired = value(m, "faults_fired." + kind);
     const auto s = sc.scheduled.find(kind);
     const double scheduled = s == sc.scheduled.end() ? 0 : static_cast<double>(s->second);
-    if (fired < scheduled) problems << "faults_fired." << kind << " = " << fired << " < " << scheduled << " scheduled\n";
+    if (fired < scheduled)
+      problems << "faults_fired." << kind << " = " << fired << " < " << scheduled << " scheduled\n";
     const bool present = std::find(sc.kinds.begin(), sc.kinds.end(), kind) != sc.kinds.end();
-    if (!present && fired != 0) problems << "faults_fired." << kind << " = " << fired << " without such a fault\n";
+    if (!present && fired != 0)
+      problems << "faults_fired." << kind << " = " << fired << " without such a fault\n";
   }
   return problems.str();
 }
@@ -301,14 +318,17 @@ std::string run_case(std::uint64_t swarm_seed, std::int64_t index) {
   try {
     config = load_config(sc.raw);
   } catch (const sim::ConfigError& e) {
-    return std::string("the generator drew a config that does not load: ") + e.what() + "\n" + sc.raw.dump(2);
+    return std::string("the generator drew a config that does not load: ") + e.what() + "\n" +
+           sc.raw.dump(2);
   }
   const std::string effective = effective_config(config).dump(2);
   const auto reproduce = [&](const std::string& what) {
     std::ostringstream s;
-    s << "swarm case " << index << " (PIPESIM_SWARM_SEED=" << swarm_seed << " PIPESIM_SWARM_CASE=" << index
-      << "), seed " << sc.seed << ": " << what << "\nreproduce: save this config as swarm.json and run "
-      << "`pipesim run swarm.json --seed " << sc.seed << "`\n" << effective << "\n";
+    s << "swarm case " << index << " (PIPESIM_SWARM_SEED=" << swarm_seed
+      << " PIPESIM_SWARM_CASE=" << index << "), seed " << sc.seed << ": " << what
+      << "\nreproduce: save this config as swarm.json and run "
+      << "`pipesim run swarm.json --seed " << sc.seed << "`\n"
+      << effective << "\n";
     return s.str();
   };
   try {
@@ -337,7 +357,8 @@ TEST_P(Swarm, RandomValidConfigsKeepEveryInvariant) {
   std::int64_t ran = 0;
   for (std::int64_t i = shard; i < configs; i += kShards) {
     if (only >= 0 && i != only) continue;
-    if (const std::string problem = run_case(swarm_seed, i); !problem.empty()) ADD_FAILURE() << problem;
+    if (const std::string problem = run_case(swarm_seed, i); !problem.empty())
+      ADD_FAILURE() << problem;
     ++ran;
   }
   if (only < 0) {
@@ -355,13 +376,16 @@ INSTANTIATE_TEST_SUITE_P(Shards, Swarm, testing::Range(0, kShards));
 // overflowed int64 us and the insert's answer was scheduled in the past
 // ("invariant violated: event scheduled in the past"). Fixed in keeper.cpp.
 TEST(SwarmFindings, KeeperBacklogFarBeyondCapacityIsNotScheduledInThePast) {
-  for (const auto& [fault, seed] :
-       std::vector<std::pair<json, std::uint64_t>>{
-           {{{"kind", "keeper_backlog"}, {"rate_per_day", 240.0}, {"extra_ops_per_s", 100000000}}, 667576},
-           {{{"kind", "keeper_backlog"}, {"at", "33903102us"}, {"capacity_factor", 0.0001},
+  for (const auto& [fault, seed] : std::vector<std::pair<json, std::uint64_t>>{
+           {{{"kind", "keeper_backlog"}, {"rate_per_day", 240.0}, {"extra_ops_per_s", 100000000}},
+            667576},
+           {{{"kind", "keeper_backlog"},
+             {"at", "33903102us"},
+             {"capacity_factor", 0.0001},
              {"extra_ops_per_s", 100000000}},
             461373}}) {
-    const Config c = load_config({{"keeper", {{"capacity_ops_per_s", 1}}}, {"faults", json::array({fault})},
+    const Config c = load_config({{"keeper", {{"capacity_ops_per_s", 1}}},
+                                  {"faults", json::array({fault})},
                                   {"run", {{"duration", "1h"}, {"drain", "10m"}}},
                                   {"workload", {{"records_per_day", 8640000}}}});
     SwarmCase sc;
@@ -387,12 +411,18 @@ TEST(SwarmGenerator, ReachesTheRarePaths) {
   if (configs < 1000) GTEST_SKIP() << "needs PIPESIM_SWARM_CONFIGS >= 1000";
   const auto swarm_seed = static_cast<std::uint64_t>(env_int("PIPESIM_SWARM_SEED", 1));
   std::map<std::string, int> runs_with;
-  const std::vector<std::string> probes = {
-      "state_mismatch_throws", "state_contains_throws", "error_state_throws", "task_failures",
-      "dlq_records_in_clickhouse", "duplicate_rows_by_entry.task_restart_replay",
-      "duplicate_rows_by_entry.insert_timeout_redelivery", "duplicate_rows_by_entry.state_reset",
-      "dedup_hits", "classifications.BEFORE_PROCESSING.OVER_LAPPING",
-      "classifications.AFTER_PROCESSING.ZERO", "classifications.AFTER_PROCESSING.PREVIOUS"};
+  const std::vector<std::string> probes = {"state_mismatch_throws",
+                                           "state_contains_throws",
+                                           "error_state_throws",
+                                           "task_failures",
+                                           "dlq_records_in_clickhouse",
+                                           "duplicate_rows_by_entry.task_restart_replay",
+                                           "duplicate_rows_by_entry.insert_timeout_redelivery",
+                                           "duplicate_rows_by_entry.state_reset",
+                                           "dedup_hits",
+                                           "classifications.BEFORE_PROCESSING.OVER_LAPPING",
+                                           "classifications.AFTER_PROCESSING.ZERO",
+                                           "classifications.AFTER_PROCESSING.PREVIOUS"};
   for (std::int64_t i = 0; i < 1000; ++i) {
     const SwarmCase sc = draw_case(swarm_seed, i);
     const sim::Metrics m = run_scenario(load_config(sc.raw), sc.seed);
@@ -421,8 +451,8 @@ TEST(SwarmGenerator, CoversTheExtremeValuesAndEveryFaultKind) {
     if (r["connector"].contains("errors.deadletterqueue.topic.name")) ++seen["DLQ"];
     for (const auto& k : sc.kinds) ++seen["fault " + k];
   }
-  for (const char* want : {"1 partition", "64 partitions", "max.poll.records 1", "window 0", "commit 1s",
-                           "commit 10m", "3 workers", "exactlyOnce", "at least once",
+  for (const char* want : {"1 partition", "64 partitions", "max.poll.records 1", "window 0",
+                           "commit 1s", "commit 10m", "3 workers", "exactlyOnce", "at least once",
                            "errors.tolerance all", "errors.tolerance none", "DLQ"}) {
     EXPECT_GE(seen[want], 20) << want;
   }

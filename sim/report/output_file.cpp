@@ -1,12 +1,12 @@
 #include "sim/report/output_file.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sim/engine/interrupt.h"
 
@@ -23,7 +23,8 @@ void write_all(std::FILE* f, const std::string& path, const std::string& content
   const int error = errno;
   const bool closed = std::fclose(f) == 0;
   if (!written || !flushed || !closed) {
-    throw std::runtime_error("cannot write " + path + ": " + std::strerror(written && flushed ? errno : error));
+    throw std::runtime_error("cannot write " + path + ": " +
+                             std::strerror(written && flushed ? errno : error));
   }
 }
 

@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::size_t start = sep + 4;
     while (start <= input.size()) {
       const auto end = input.find('\n', start);
-      const std::string line = input.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      const std::string line =
+          input.substr(start, end == std::string::npos ? std::string::npos : end - start);
       if (!line.empty()) overrides.push_back(line);
       if (end == std::string::npos) break;
       start = end + 1;
@@ -62,7 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       finding("the printed effective config has another digest:\n" + printed);
     }
   } catch (const pipesim::sim::ConfigError& e) {
-    finding(std::string("the printed effective config does not load: ") + e.what() + "\n" + printed);
+    finding(std::string("the printed effective config does not load: ") + e.what() + "\n" +
+            printed);
   }
   return 0;
 }

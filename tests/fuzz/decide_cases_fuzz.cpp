@@ -37,7 +37,8 @@ void check_answer(const std::string& line) {
   } catch (const nlohmann::json::parse_error&) {
     finding("the answer is not JSON: " + answer);
   }
-  if (!echoed.contains("ops") || !echoed.contains("error")) finding("answer without ops/error: " + answer);
+  if (!echoed.contains("ops") || !echoed.contains("error"))
+    finding("answer without ops/error: " + answer);
   echoed.erase("ops");
   echoed.erase("error");
   const auto again = pipesim::sink::parse_decide_case(echoed.dump());
