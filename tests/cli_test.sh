@@ -507,6 +507,164 @@ run "$PIPESIM" lint "$TMP/badexpect.json"
 expect_rc "lint: bad input exits 2" 2
 
 # ---------------------------------------------------------------------------------------------
+# Bad input: one check per row of the README's bad-input table, exit code and exact message.
+
+# bad_exact NAME EXPECTED_STDERR CMD...: exit 2, nothing on stdout, stderr exactly EXPECTED_STDERR.
+bad_exact() {
+  local name=$1 want=$2
+  shift 2
+  run "$@"
+  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && [ "$(cat "$ERR")" == "$want" ]; then
+    pass "bad input, $name: exit 2, exact message"
+  else
+    fail "bad input, $name: exit 2, exact message" "want: $want" "$(show)"
+  fi
+}
+USAGE=$'\n'"(run 'pipesim --help' for usage)"
+
+bad_exact "malformed JSON" \
+  "pipesim: config error: $TMP/malformed.json: malformed JSON at line 2, column 22: syntax error while parsing object key - unexpected '}'; expected string literal" \
+  "$PIPESIM" validate "$TMP/malformed.json"
+write huge.json '{"run": {"seeds": 1e400}}'
+bad_exact "number beyond double range" "pipesim: config error: $TMP/huge.json: number overflow parsing '1e400'" \
+  "$PIPESIM" validate "$TMP/huge.json"
+"$PY" -c 'print("[" * 100000 + "]" * 100000)' >"$TMP/deep.json"
+bad_exact "JSON nested too deep" "pipesim: config error: $TMP/deep.json: JSON nested deeper than 64 levels" \
+  "$PIPESIM" validate "$TMP/deep.json"
+write array.json '[1, 2]'
+bad_exact "top level not an object" "pipesim: config error at (top level): expected an object with sections, found [1,2]" \
+  "$PIPESIM" validate "$TMP/array.json"
+write section.json '{"run": 5}'
+bad_exact "section not an object" "pipesim: config error at run: expected an object, found 5" \
+  "$PIPESIM" validate "$TMP/section.json"
+write choice.json '{"connector": {"errors.tolerance": "some"}}'
+bad_exact "not one of the choices" \
+  'pipesim: config error at connector.errors.tolerance: expected one of "none" "all", found "some"' \
+  "$PIPESIM" validate "$TMP/choice.json"
+write rf.json '{"kafka": {"brokers": 1, "replication.factor": 3}}'
+bad_exact "replication.factor above brokers" \
+  'pipesim: config error at kafka.replication.factor: expected at most kafka.brokers (1), found 3' \
+  "$PIPESIM" validate "$TMP/rf.json"
+write both.json '{"faults": [{"kind": "worker_crash", "at": "1h", "rate_per_day": 2}]}'
+bad_exact "fault with both at and rate_per_day" \
+  'pipesim: config error at faults[0]: a fault needs exactly one of "at" (scheduled) or "rate_per_day" (Poisson)' \
+  "$PIPESIM" validate "$TMP/both.json"
+bad_exact "missing config file" "pipesim: config error: cannot read $TMP/does-not-exist.json: No such file or directory" \
+  "$PIPESIM" validate "$TMP/does-not-exist.json"
+bad_exact "config file is a directory" "pipesim: config error: cannot read $TMP/outdir: Is a directory" \
+  "$PIPESIM" validate "$TMP/outdir"
+bad_exact "--set without =" 'pipesim: bad --set "connect.max.poll.records": expected section.key=value' \
+  "$PIPESIM" validate --set connect.max.poll.records
+bad_exact "--set of an unknown section" 'pipesim: bad --set "conect.tasks.max=4": unknown section "conect"; did you mean "connect"?' \
+  "$PIPESIM" validate --set conect.tasks.max=4
+bad_exact "--set of a bad value" 'pipesim: config error at connect.max.poll.records: expected an integer from 1 to 2147483647, found 0' \
+  "$PIPESIM" validate --set connect.max.poll.records=0
+bad_exact "--set of a key inside faults" \
+  'pipesim: bad --set "faults.kind=worker_crash": "faults" is a list: set it whole, e.g. --set '"'"'faults=[{"kind": "worker_crash", "at": "1h"}]'"'" \
+  "$PIPESIM" validate --set faults.kind=worker_crash
+bad_exact "--set that is not UTF-8" 'pipesim: bad --set: not valid UTF-8' \
+  "$PIPESIM" validate --set $'connector.name=\x8c'
+bad_exact "--set on a file that is not an object" \
+  'pipesim: config error at (top level): expected an object with sections, found [1,2]' \
+  "$PIPESIM" validate "$TMP/array.json" --set run.seeds=3
+
+# decide: a bad case line stops the stream at that line.
+bad_case() {  # bad_case NAME LINE EXACT_MESSAGE_AFTER_"line 1: "
+  run_stdin "$2"$'\n' "$PIPESIM" decide --cases -
+  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && [ "$(cat "$ERR")" == "pipesim decide: line 1: $3" ]; then
+    pass "bad input, decide case line, $1: exit 2, exact message"
+  else
+    fail "bad input, decide case line, $1: exit 2, exact message" "want: pipesim decide: line 1: $3" "$(show)"
+  fi
+}
+bad_case "malformed JSON" '{"state":"NONE","batch":[1,2]' \
+  "malformed JSON at column 30: syntax error while parsing object - unexpected end of input; expected '}'"
+bad_case "unknown key" '{"state":"NONE","batch":[1,2],"stord":[1,2]}' 'unknown key "stord" (did you mean "stored"?)'
+bad_case "missing key" '{"state":"AFTER_PROCESSING","batch":[1,2]}' \
+  'missing key "stored" (required when state is AFTER_PROCESSING)'
+bad_case "unknown state" '{"state":"DONE","batch":[1,2]}' \
+  'unknown state "DONE" (expected NONE, BEFORE_PROCESSING or AFTER_PROCESSING)'
+bad_case "range min above max" '{"state":"NONE","batch":[5,2]}' '"batch": min 5 > max 2'
+bad_case "negative offset" '{"state":"NONE","batch":[-1,2]}' '"batch": min -1 is negative (offsets start at 0)'
+bad_case "number beyond double range" '{"state":"NONE","batch":[0,1e400]}' "number overflow parsing '1e400'"
+bad_case "duplicate key" '{"state":"NONE","batch":[1,2],"batch":[3,4]}' 'duplicate key "batch"'
+bad_exact "decide --cases of a directory" "pipesim decide: cannot read $TMP/outdir: Is a directory" \
+  "$PIPESIM" decide --cases "$TMP/outdir"
+bad_exact "decide --cases of a missing file" "pipesim decide: cannot read $TMP/no-such-cases.jsonl: No such file or directory" \
+  "$PIPESIM" decide --cases "$TMP/no-such-cases.jsonl"
+bad_exact "decide --batch without a comma" 'pipesim decide: --batch expects MIN,MAX (inclusive offsets), found "5"' \
+  "$PIPESIM" decide --state NONE --batch 5
+bad_exact "decide without a case" 'pipesim decide: give --cases FILE, or --state and --batch (and --stored)' \
+  "$PIPESIM" decide
+
+# Bad command lines (CLI11 messages, then the usage hint).
+bad_exact "unknown subcommand" 'pipesim: unknown subcommand "frobnicate" (expected run, validate, decide, compare, check, lint, explain, trace, sweep or merge)'"$USAGE" \
+  "$PIPESIM" frobnicate
+bad_exact "no subcommand" "pipesim: A subcommand is required$USAGE" "$PIPESIM"
+bad_exact "unknown flag" "pipesim: The following argument was not expected: --bogus-flag$USAGE" \
+  "$PIPESIM" run "$CFG" --bogus-flag
+bad_exact "bad --format" "pipesim: --format: xml not in {table,json,csv}$USAGE" "$PIPESIM" run "$CFG" --format xml
+bad_exact "--seeds 0" "pipesim: --seeds: Value 0 not in range 1 to 100000000$USAGE" "$PIPESIM" run "$CFG" --seeds 0
+bad_exact "--seed -1" "pipesim: --seed: Value -1 not in range 0 to 9007199254740991$USAGE" "$PIPESIM" run "$CFG" --seed -1
+bad_exact "--threads 0" "pipesim: --threads: Value 0 not in range 1 to 1024$USAGE" "$PIPESIM" run "$CFG" --threads 0
+bad_exact "--seed with --seeds" "pipesim: --seed excludes --seeds$USAGE" "$PIPESIM" run "$CFG" --seed 1 --seeds 2
+bad_exact "--out into a missing directory" "pipesim: cannot write $TMP/no-such-dir/result.json: No such file or directory" \
+  "$PIPESIM" run "$CFG" --seeds 1 --out "$TMP/no-such-dir/result.json"
+bad_exact "--out naming a directory" "pipesim: cannot write $TMP/outdir: Is a directory" \
+  "$PIPESIM" run "$CFG" --seeds 1 --out "$TMP/outdir"
+
+if [ -w /dev/full ]; then
+  "$PIPESIM" run "$CFG" --seeds 1 --format json >/dev/full 2>"$ERR" </dev/null
+  RC=$?
+  if [ "$RC" -eq 2 ] && [ "$(cat "$ERR")" == "pipesim: cannot write the result to standard output" ]; then
+    pass "bad input, stdout not writable (/dev/full): exit 2, exact message"
+  else
+    fail "bad input, stdout not writable (/dev/full): exit 2, exact message" "rc=$RC" "stderr: $(cat "$ERR")"
+  fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Interrupted runs: SIGINT/SIGTERM stop a long run; no result file, no temporary file, a
+# clear message, exit 128 + signal.
+
+# caught_mask PID: the process's mask of caught signals (SigCgt of /proc/PID/status) as a number.
+caught_mask() {
+  local hex
+  hex=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+  echo $((16#${hex:-0}))
+}
+
+interrupt_check() {  # interrupt_check SIGNAL NAME EXIT_CODE
+  local sig=$1 name=$2 code=$3 pid i
+  rm -rf "$TMP/intr" && mkdir "$TMP/intr"
+  # 100,000 seeds of the baseline day: hours of work, certain to be running when the signal comes.
+  "$PIPESIM" run --seeds 100000 --threads 2 --format json --out "$TMP/intr/result.json" \
+    >"$OUT" 2>"$ERR" </dev/null &
+  pid=$!
+  # Wait (up to 60 s) until pipesim has installed its handlers for SIGINT (bit 1) and SIGTERM
+  # (bit 14), so the signal reaches the handler, not the default action.
+  for ((i = 0; i < 600; i++)); do
+    (($(caught_mask "$pid") & 0x4002)) && break
+    sleep 0.1
+  done
+  kill -s "$sig" "$pid"
+  wait "$pid"
+  RC=$?
+  if [ "$RC" -eq "$code" ] && [ "$(cat "$ERR")" == "pipesim: interrupted ($name), no result written" ] && [ ! -s "$OUT" ]; then
+    pass "run interrupted by $name: exit $code, exact message"
+  else
+    fail "run interrupted by $name: exit $code, exact message" "$(show)"
+  fi
+  if [ -z "$(ls -A "$TMP/intr")" ]; then
+    pass "run interrupted by $name: no result file, no temporary file"
+  else
+    fail "run interrupted by $name: no result file, no temporary file" "$(ls -A "$TMP/intr")"
+  fi
+}
+interrupt_check INT SIGINT 130
+interrupt_check TERM SIGTERM 143
+
+# ---------------------------------------------------------------------------------------------
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

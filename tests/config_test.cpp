@@ -31,6 +31,7 @@ using pipesim::pipeline::Config;
 using pipesim::pipeline::config_digest;
 using pipesim::pipeline::effective_config;
 using pipesim::pipeline::load_config;
+using pipesim::pipeline::parse_config_text;
 using pipesim::pipeline::read_config_file;
 using pipesim::sim::ConfigError;
 using pipesim::sim::Time;
@@ -282,6 +283,56 @@ TEST(ConfigErrors, MalformedJsonOnTheFirstLine) {
   EXPECT_EQ(e.rfind("config error: " + path + ": malformed JSON at line 1, column 9: syntax error", 0),
             0u)
       << e;
+}
+
+// Fuzzing findings (tests/fuzz/config_fuzz.cpp). Each of these aborted the
+// program (an exception other than ConfigError, or a stack overflow).
+
+// A number beyond double's range is nlohmann's out_of_range, not a parse_error.
+TEST(ConfigErrors, NumberBeyondDoubleRangeInTheFile) {
+  EXPECT_EQ(error_of([] { (void)parse_config_text(R"({"run": {"seeds": 1e400}})", "big.json"); }),
+            "config error: big.json: number overflow parsing '1e400'");
+}
+
+// The same number in --set is taken as a string, like any value that is not JSON.
+TEST(ConfigErrors, NumberBeyondDoubleRangeInAnOverride) {
+  json raw = json::object();
+  apply_override(raw, "run.seeds=1e400");
+  EXPECT_EQ(load_error(raw),
+            R"(config error at run.seeds: expected an integer from 1 to 100000000, found "1e400")");
+}
+
+// Printing a deeply nested value in a message recursed once per level: a
+// 200,000-deep array overflowed the stack. Configs are refused past 64 levels.
+TEST(ConfigErrors, DeeplyNestedJsonIsRefused) {
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  EXPECT_EQ(error_of([&] { (void)parse_config_text(deep, "deep.json"); }),
+            "config error: deep.json: JSON nested deeper than 64 levels");
+  // 64 levels are fine: the top-level object, run, and 62 arrays.
+  const std::string ok = R"({"run": {"seeds": )" + std::string(62, '[') + std::string(62, ']') + "}}";
+  EXPECT_EQ(load_error(parse_config_text(ok, "ok.json")).rfind("config error at run.seeds: expected an integer", 0), 0u);
+  EXPECT_EQ(override_error(json::object(), "run.seeds=" + deep),
+            "bad --set \"run.seeds=" + deep + "\": JSON nested deeper than 64 levels");
+}
+
+// --set values are raw bytes from the command line; one that is not UTF-8
+// could not be printed back as JSON in the message naming it. (The fuzzer's
+// input: a --set faults=... that was not JSON, so a string, so "expected a
+// list of faults, found <the string>".)
+TEST(ConfigErrors, OverrideThatIsNotUtf8) {
+  EXPECT_EQ(override_error(json::object(), "connector.name=\x8c"), "bad --set: not valid UTF-8");
+  EXPECT_EQ(override_error(json::object(), "faults=[{\"kind\":\"worker_crash\",\"a\x8c\xdd:\"1h\"}]"),
+            "bad --set: not valid UTF-8");
+}
+
+// A config file whose top level is not an object, with an override: --set
+// faults=... aborted (nlohmann type_error), --set section.key=... replaced the
+// file's value with {} and the config loaded as if the file were empty.
+TEST(ConfigErrors, OverrideOnAFileThatIsNotAnObject) {
+  EXPECT_EQ(override_error(json(222222222), "faults=[]"),
+            "config error at (top level): expected an object with sections, found 222222222");
+  EXPECT_EQ(override_error(json::array({1}), "run.seeds=3"),
+            "config error at (top level): expected an object with sections, found [1]");
 }
 
 TEST(ConfigErrors, UnreadableFile) {

@@ -195,6 +195,18 @@ TEST(DecideParse, MalformedJson) {
             "last read: '2]} x'; expected end of input");
 }
 
+// Fuzzing finding: a number beyond double's range is nlohmann's out_of_range,
+// not a parse_error, and it escaped parse_decide_case (the program aborted).
+TEST(DecideParse, NumberBeyondDoubleRange) {
+  EXPECT_EQ(parse_error(R"({"state":1e400,"batch":[1,2]})"), "number overflow parsing '1e400'");
+  EXPECT_EQ(parse_error(R"({"state":"NONE","batch":[0,9223372036854775808e9223372036854775808]})"),
+            "number overflow parsing '9223372036854775808e9223372036854775808'");
+  std::istringstream in("{\"state\":\"NONE\",\"batch\":[0,9]}\n{\"state\":-1e999}\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_decide_stream(in, out, err), 2);
+  EXPECT_EQ(err.str(), "pipesim decide: line 2: number overflow parsing '-1e999'\n");
+}
+
 TEST(DecideParse, NotAnObject) {
   EXPECT_EQ(parse_error("[1,2]"), "expected a JSON object, found array");
   EXPECT_EQ(parse_error("42"), "expected a JSON object, found number 42");

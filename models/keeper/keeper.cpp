@@ -10,6 +10,14 @@ namespace {
 // capacity go into the fluid backlog instead.
 constexpr double kMaxUtilisation = 0.995;
 constexpr double seconds(sim::Time t) { return static_cast<double>(t.us) / 1e6; }
+
+// Seconds to Time, capped at ~3,170 years: an absurd backlog (capacity 1/s,
+// 1e8 extra requests/s) must give an answer that never comes, not a time that
+// wraps past 2^63 us into the past.
+sim::Time to_time(double s) {
+  constexpr double kNeverUs = 1e17;
+  return sim::Time{static_cast<std::int64_t>(std::llround(std::min(s * 1e6, kNeverUs)))};
+}
 }  // namespace
 
 Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
@@ -90,9 +98,9 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     double wait_s = fifo_s;
     const double u = queue_stream_.uniform01();
     if (rho > 0 && u >= 1.0 - rho) wait_s += queueing_s / rho * std::log(rho / (1.0 - u));
-    const sim::Time wait{static_cast<std::int64_t>(std::llround(wait_s * 1e6))};
+    const sim::Time wait = to_time(wait_s);
     const sim::Time one = options_.latency +
-                          sim::Time{static_cast<std::int64_t>(std::llround(service_s * 1e6))} +
+                          to_time(service_s) +
                           wait;
     // Keeper's own latency: a request the client gave up on is served all the same.
     latency_us_.add(one.us);
@@ -122,13 +130,13 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client)
 sim::Time Keeper::expected_request_time(sim::Time now) {
   advance(now);
   const double time_s = steady_.time_s + backlog_ / steady_.mu;
-  return sim::Time{static_cast<std::int64_t>(std::llround(time_s * 1e6))};
+  return to_time(time_s);
 }
 
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
   const double wait_s = steady_.queueing_s + backlog_ / steady_.mu;
-  return sim::Time{static_cast<std::int64_t>(std::llround(wait_s * 1e6))};
+  return to_time(wait_s);
 }
 
 double Keeper::in_flight(sim::Time now) {

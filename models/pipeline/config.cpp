@@ -48,13 +48,16 @@ std::string target_prefix(const std::string& kind) {
   return "";
 }
 
+// A partition number: a non-negative integer (a JSON file gives it unsigned,
+// a config built in code may give it signed).
+bool is_partition_number(const json& p) {
+  return p.is_number_unsigned() || (p.is_number_integer() && p.get<std::int64_t>() >= 0);
+}
+
 std::string check_partitions(const json& v) {
   if (v == "all") return "";
-  if (v.is_number_unsigned()) return "";
-  if (v.is_array() && !v.empty() &&
-      std::all_of(v.begin(), v.end(), [](const json& p) { return p.is_number_unsigned(); })) {
-    return "";
-  }
+  if (is_partition_number(v)) return "";
+  if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), is_partition_number)) return "";
   return "\"all\", a partition number or a list of partition numbers";
 }
 
@@ -188,7 +191,8 @@ void check_fault_partitions(const Config& c) {
     if (it == c.faults[i].params.end() || *it == "all") continue;
     const json list = it->is_array() ? *it : json::array({*it});
     for (const auto& p : list) {
-      if (p.get<std::int64_t>() >= c.kafka.num_partitions) {
+      // Compared unsigned: a number above 2^63 must not wrap to a negative partition.
+      if (p.get<std::uint64_t>() >= static_cast<std::uint64_t>(c.kafka.num_partitions)) {
         sim::throw_config_error("faults[" + std::to_string(i) + "].partitions",
                                 "expected partitions from 0 to " +
                                     std::to_string(c.kafka.num_partitions - 1) + ", found " + p.dump());
@@ -305,9 +309,42 @@ json read_config_file(const std::string& path) {
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return parse_config_text(buffer.str(), path);
+}
+
+namespace {
+
+// A config is a few levels deep; a document nested deeper is refused while
+// parsing, before anything walks it recursively (printing a 200,000-deep
+// array in a message overflowed the stack: a fuzzing finding).
+constexpr int kMaxNesting = 64;
+
+json parse_limited(const std::string& text, const std::string& where) {
+  const json::parser_callback_t limit = [&where](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxNesting) {
+      throw ConfigError(where + "JSON nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    }
+    return true;
+  };
+  return json::parse(text, limit);
+}
+
+// nlohmann's message without its "[json.exception.out_of_range.406] " prefix.
+std::string without_prefix(const std::string& what) {
+  const auto bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+}  // namespace
+
+json parse_config_text(const std::string& text, const std::string& path) {
   try {
-    return json::parse(text);
+    return parse_limited(text, "config error: " + path + ": ");
+  } catch (const json::out_of_range& e) {
+    // A number beyond double's range (1e400): nlohmann throws out_of_range,
+    // not parse_error, and it escaped as an abort (a fuzzing finding).
+    throw ConfigError("config error: " + path + ": " + without_prefix(e.what()));
   } catch (const json::parse_error& e) {
     // Turn the byte offset into line and column, which editors show.
     std::size_t line = 1;
@@ -338,11 +375,28 @@ void apply_override(json& raw, const std::string& assignment) {
     const std::string section = assignment.substr(0, eq);
     if (section != "faults") throw ConfigError(bad + "expected section.key=value");
   }
+  // Raw bytes from the command line: a value that is not UTF-8 could not be
+  // printed back as JSON (an abort in the first message naming it: a fuzzing finding).
+  try {
+    (void)json(assignment).dump();
+  } catch (const json::type_error&) {
+    throw ConfigError("bad --set: not valid UTF-8");
+  }
+  // The file's top level must be an object for any override to apply; the
+  // error is the one load_config gives. (faults=... on a file holding a plain
+  // number aborted with nlohmann's type_error, and section.key=... silently
+  // replaced a non-object file with {}: a fuzzing finding.)
+  if (raw.is_null()) raw = json::object();
+  if (!raw.is_object()) {
+    sim::throw_config_error("(top level)", "expected an object with sections, found " +
+                                               sim::describe_json_value(raw));
+  }
   const std::string value_text = assignment.substr(eq + 1);
   json value;
   try {
-    value = json::parse(value_text);
-  } catch (const json::parse_error&) {
+    value = parse_limited(value_text, bad);
+  } catch (const json::exception&) {
+    // Not JSON (or a number beyond double's range, out_of_range): a string.
     value = value_text;
   }
   if (dot == std::string::npos || dot > eq) {  // faults=[...]
@@ -361,7 +415,6 @@ void apply_override(json& raw, const std::string& assignment) {
                       (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
   }
   if (key.empty()) throw ConfigError(bad + "expected section.key=value");
-  if (!raw.is_object()) raw = json::object();
   json& target = raw[section];
   if (!target.is_object()) target = json::object();
   // A connector pasted in Connect REST form keeps its properties under "config".

@@ -45,6 +45,8 @@ std::vector<sim::FaultSpec> default_faults();
 
 // Reads a config file; ConfigError (naming the file) if unreadable or malformed.
 nlohmann::json read_config_file(const std::string& path);
+// Parses config text read from `source` (named in messages); ConfigError if malformed.
+nlohmann::json parse_config_text(const std::string& text, const std::string& source);
 // Applies one "section.key=value" override to the raw JSON; the value is
 // parsed as JSON when it is valid JSON, else taken as a string.
 void apply_override(nlohmann::json& raw, const std::string& assignment);

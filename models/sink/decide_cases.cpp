@@ -440,6 +440,12 @@ ParsedDecideCase parse_decide_case(const std::string_view line) {
     object = Json::parse(line.begin(), line.end(), on_event);
   } catch (const Json::parse_error& e) {
     return malformed_message(e);
+  } catch (const Json::out_of_range& e) {
+    // A number beyond double's range (1e400) is not a parse_error: it escaped
+    // as an abort (a fuzzing finding). "number overflow parsing '1e400'".
+    const std::string what = e.what();
+    const auto bracket = what.find("] ");
+    return bracket == std::string::npos ? what : what.substr(bracket + 2);
   }
   if (!object.is_object()) return "expected a JSON object, found " + found(object);
   if (!duplicate.empty()) return "duplicate key " + json_quoted(duplicate);

@@ -1,3 +1,6 @@
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -53,8 +56,9 @@ int single_case(const DecideArgs& a) {
     std::cerr << "pipesim decide: --stored expects MIN,MAX (inclusive offsets), found \"" << a.stored << "\"\n";
     return 2;
   }
-  nlohmann::json state = a.state;
-  const std::string line = "{\"state\":" + state.dump() + ",\"stored\":" + stored + ",\"batch\":" + batch +
+  // replace: a --state that is not UTF-8 is named as unknown, not an abort.
+  const std::string state = nlohmann::json(a.state).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string line = "{\"state\":" + state + ",\"stored\":" + stored + ",\"batch\":" + batch +
                            ",\"tolerateStateMismatch\":" + (a.tolerate ? "true" : "false") + "}";
   const sink::ParsedDecideCase parsed = sink::parse_decide_case(line);
   if (const auto* error = std::get_if<std::string>(&parsed)) {
@@ -88,9 +92,16 @@ Command register_decide(CLI::App& app) {
     }
     std::ios::sync_with_stdio(false);
     if (args->cases == "-") return sink::run_decide_stream(std::cin, std::cout, std::cerr);
+    // A directory opens as an ifstream on Linux and reads as empty: without
+    // this check `decide --cases DIR` answered nothing and exited 0.
+    std::error_code ec;
+    if (std::filesystem::is_directory(args->cases, ec)) {
+      std::cerr << "pipesim decide: cannot read " << args->cases << ": Is a directory\n";
+      return 2;
+    }
     std::ifstream in(args->cases);
     if (!in) {
-      std::cerr << "pipesim decide: cannot read " << args->cases << "\n";
+      std::cerr << "pipesim decide: cannot read " << args->cases << ": " << std::strerror(errno) << "\n";
       return 2;
     }
     return sink::run_decide_stream(in, std::cout, std::cerr);

@@ -1,6 +1,9 @@
 // pipesim: a deterministic discrete-event simulator of
 // producer -> Kafka -> Kafka Connect (ClickHouse sink) -> ClickHouse + Keeper.
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <string>
 #include <iostream>
 
 #include "sim/cli/commands.h"
@@ -20,6 +23,18 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command trace = pipesim::cli::register_trace(app);
   const pipesim::cli::Command sweep = pipesim::cli::register_sweep(app);
   const pipesim::cli::Command merge = pipesim::cli::register_merge(app);
+  // CLI11 reports a misspelt subcommand as "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string first = argv[1];
+    static const char* kSubcommands[] = {"run", "validate", "decide", "compare", "check",
+                                          "lint", "explain", "trace", "sweep", "merge"};
+    if (std::none_of(std::begin(kSubcommands), std::end(kSubcommands),
+                     [&](const char* s) { return first == s; })) {
+      std::cerr << "pipesim: unknown subcommand \"" << first
+                << "\" (expected run, validate, decide, compare, check, lint, explain, trace, sweep or merge)\n(run 'pipesim --help' for usage)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,3 +1,4 @@
+#include <csignal>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -10,6 +11,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/config/duration.h"
+#include "sim/engine/interrupt.h"
 #include "sim/engine/invariant.h"
 #include "sim/experiment/monte_carlo.h"
 #include "sim/report/output_file.h"
@@ -28,6 +30,34 @@ struct RunArgs {
   std::vector<std::string> overrides;
   std::string out;
 };
+
+// SIGINT/SIGTERM: the first asks the run to stop (no new seed starts, the
+// event loops give up within 2^16 events) and `run` exits 128+signal with
+// nothing written; a second one ends the program at once, removing the
+// temporary file of a result being written.
+extern "C" void on_interrupt(int signal) {
+  if (sim::interrupt_signal() != 0) {
+    sim::remove_temporary_output();
+    constexpr char kMessage[] = "pipesim: interrupted again, stopping now\n";
+    [[maybe_unused]] const auto n = ::write(2, kMessage, sizeof kMessage - 1);
+    ::_exit(128 + signal);
+  }
+  sim::request_interrupt(signal);
+}
+
+void handle_interrupts() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+int interrupted(int signal) {
+  std::cerr << "pipesim: interrupted (" << (signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal")
+            << "), no result written\n";
+  return 128 + signal;
+}
 
 std::string quote_args(const RunArgs& a) {
   std::string s = a.config.empty() ? "" : " " + a.config;
@@ -96,6 +126,8 @@ int execute(const RunArgs& a) {
     runs = sim::run_monte_carlo(mc, [&config](std::uint64_t seed) {
       return pipeline::run_scenario(config, seed);
     });
+  } catch (const sim::Interrupted& e) {
+    return interrupted(e.signal());
   } catch (const sim::RunFailure& e) {
     std::cerr << "pipesim: internal error in seed " << e.seed() << ": " << e.what()
               << "\nreproduce with: pipesim run" << quote_args(a) << " --seed " << e.seed() << "\n";
@@ -134,9 +166,15 @@ int execute(const RunArgs& a) {
   }
   if (a.out.empty()) {
     std::cout << text << std::flush;
+    if (!std::cout) {  // e.g. > /dev/full: say so rather than exit 0 with nothing written
+      std::cerr << "pipesim: cannot write the result to standard output\n";
+      return 2;
+    }
   } else {
     try {
       sim::write_file_atomically(a.out, text);
+    } catch (const sim::Interrupted& e) {
+      return interrupted(e.signal());
     } catch (const std::exception& e) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;
@@ -151,9 +189,12 @@ Command register_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "simulate the pipeline over seeds and print estimates");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
-  auto* seed = cmd->add_option("--seed", args->seed, "run this one seed")->check(CLI::NonNegativeNumber);
+  // The ranges of run.first_seed and run.seeds (CLI11's NonNegativeNumber and
+  // PositiveNumber printed DBL_MAX in full as the upper bound).
+  auto* seed = cmd->add_option("--seed", args->seed, "run this one seed")
+                   ->check(CLI::Range(std::int64_t{0}, std::int64_t{9007199254740991}));
   cmd->add_option("--seeds", args->seeds, "number of seeds (default: run.seeds)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))
       ->excludes(seed);
   cmd->add_option("--threads", args->threads, "worker threads (results do not depend on it)")
       ->check(CLI::Range(1, 1024));
@@ -162,7 +203,10 @@ Command register_run(CLI::App& app) {
   cmd->add_flag("--per-seed", args->per_seed, "also report every seed's metrics");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   cmd->add_option("--out", args->out, "write the result to this file (atomically)");
-  return [args] { return execute(*args); };
+  return [args] {
+    handle_interrupts();
+    return execute(*args);
+  };
 }
 
 }  // namespace pipesim::cli

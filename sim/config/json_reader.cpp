@@ -13,7 +13,9 @@ void throw_config_error(const std::string& path, const std::string& what) {
 }
 
 std::string describe_json_value(const nlohmann::json& value) {
-  std::string text = value.dump();
+  // replace: a string that is not UTF-8 is shown with U+FFFD rather than
+  // throwing from inside an error message.
+  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.size() > 60) text = text.substr(0, 57) + "...";
   return text;
 }
@@ -218,7 +220,9 @@ void OptionReader::alias(std::string_view alias_key, std::string_view key) {
 }
 
 void OptionReader::finish() {
-  for (const auto& [key, value] : object_.items()) {
+  for (const auto& item : object_.items()) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string& key = item.key();
     if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
     const bool aliased = std::any_of(aliases_.begin(), aliases_.end(),
                                      [&](const auto& a) { return a.first == key; });

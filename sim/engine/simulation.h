@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/event_queue.h"
+#include "sim/engine/interrupt.h"
 #include "sim/engine/invariant.h"
 #include "sim/engine/time.h"
 #include "sim/engine/trace.h"
@@ -55,11 +56,13 @@ class Simulation {
   [[nodiscard]] std::uint32_t incarnation(ComponentId id) const { return incarnations_[id]; }
 
   // Runs every event with time <= end, in (time, sequence) order; leaves now() at end.
+  // Throws Interrupted when the user interrupts the program (checked every 2^16 events).
   void run_until(Time end) {
     finish_top();  // in case a handler calls run_until
     while (!queue_.empty()) {
       const Event& top = queue_.top();
       if (top.at > end) break;
+      if ((next_check_++ & 0xFFFF) == 0) [[unlikely]] throw_if_interrupted();
       now_ = top.at;
       if (top.incarnation != incarnations_[top.target]) [[unlikely]] {
         ++events_dropped_;
@@ -105,6 +108,7 @@ class Simulation {
   std::uint64_t events_dropped_ = 0;
   // True while a handler runs and its event still occupies the top of queue_.
   bool top_pending_ = false;
+  std::uint64_t next_check_ = 1;
   EventQueue queue_;
   std::vector<Component*> components_;
   std::vector<std::uint32_t> incarnations_;

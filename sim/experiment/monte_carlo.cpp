@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "sim/engine/interrupt.h"
+
 namespace pipesim::sim {
 
 std::vector<Metrics> run_monte_carlo(const MonteCarloOptions& options, const RunFunction& run) {
@@ -20,10 +22,13 @@ std::vector<Metrics> run_monte_carlo(const MonteCarloOptions& options, const Run
 
   const auto worker = [&] {
     for (;;) {
+      if (interrupt_signal() != 0) return;
       const std::uint64_t i = next.fetch_add(1);
       if (i >= options.seeds) return;
       try {
         results[i] = run(options.first_seed + i);
+      } catch (const Interrupted&) {
+        return;
       } catch (const std::exception& e) {
         errors[i] = e.what();
       }
@@ -42,6 +47,7 @@ std::vector<Metrics> run_monte_carlo(const MonteCarloOptions& options, const Run
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  throw_if_interrupted();
 
   for (std::uint64_t i = 0; i < options.seeds; ++i) {
     if (errors[i]) throw RunFailure(options.first_seed + i, *errors[i]);

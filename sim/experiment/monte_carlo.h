@@ -24,6 +24,8 @@ struct MonteCarloOptions {
 
 // Returns one Metrics per seed, in seed order. If a run throws, the error of
 // the lowest failing seed is rethrown as RunFailure after all threads stop.
+// After a user's interrupt (sim/engine/interrupt.h) no new seed starts, runs
+// in progress stop, and Interrupted is thrown once all threads have stopped.
 std::vector<Metrics> run_monte_carlo(const MonteCarloOptions& options, const RunFunction& run);
 
 class RunFailure : public std::runtime_error {

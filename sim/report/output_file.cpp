@@ -1,25 +1,79 @@
 #include "sim/report/output_file.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
-#include <unistd.h>
+
+#include "sim/engine/interrupt.h"
 
 namespace pipesim::sim {
+namespace {
+
+// The temporary file of the write in progress, for remove_temporary_output().
+char g_temporary[4096];
+std::atomic<bool> g_temporary_exists{false};
+
+void write_all(std::FILE* f, const std::string& path, const std::string& content, bool sync) {
+  const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+  const bool flushed = std::fflush(f) == 0 && (!sync || ::fsync(::fileno(f)) == 0);
+  const int error = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !flushed || !closed) {
+    throw std::runtime_error("cannot write " + path + ": " +
+                             std::strerror(written && flushed ? errno : error));
+  }
+}
+
+}  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  struct stat target {};
+  if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    write_all(f, path, content, false);
+    return;
+  }
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(temporary.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-  const bool written = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !flushed || !closed || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
+  const bool tracked = temporary.size() < sizeof g_temporary;
+  if (tracked) {
+    std::memcpy(g_temporary, temporary.c_str(), temporary.size() + 1);
+    g_temporary_exists.store(true);
+  }
+  const auto forget = [&] {
     std::remove(temporary.c_str());
+    g_temporary_exists.store(false);
+  };
+  std::FILE* f = std::fopen(temporary.c_str(), "wb");
+  if (!f) {
+    const std::string reason = std::strerror(errno);
+    g_temporary_exists.store(false);
     throw std::runtime_error("cannot write " + path + ": " + reason);
   }
+  try {
+    write_all(f, path, content, true);
+  } catch (...) {
+    forget();
+    throw;
+  }
+  if (interrupt_signal() != 0) {
+    forget();
+    throw_if_interrupted();
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    forget();
+    throw std::runtime_error("cannot write " + path + ": " + reason);
+  }
+  g_temporary_exists.store(false);
+}
+
+void remove_temporary_output() noexcept {
+  if (g_temporary_exists.load()) ::unlink(g_temporary);
 }
 
 }  // namespace pipesim::sim

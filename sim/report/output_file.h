@@ -7,7 +7,15 @@
 
 namespace pipesim::sim {
 
-// Throws std::runtime_error naming the path when the file cannot be written.
+// Writes `content` to `path` atomically. Throws std::runtime_error naming the
+// path when the file cannot be written, and sim::Interrupted (removing the
+// temporary file, leaving `path` as it was) when the user interrupted the
+// program before the rename. A target that exists and is not a regular file
+// (/dev/stdout, a FIFO) is written to directly: it cannot be replaced.
 void write_file_atomically(const std::string& path, const std::string& content);
+
+// For a signal handler that ends the program at once: removes the temporary
+// file of a write in progress, if any. Async-signal-safe.
+void remove_temporary_output() noexcept;
 
 }  // namespace pipesim::sim
