@@ -18,7 +18,9 @@
 //
 // Each benchmark iteration advances simulated time by a slice worth about
 // 1,000 events (run_until(now + slice) for the engine, the same loop by hand
-// for the baseline); items_processed is the exact number of events handled.
+// for the baseline); items_processed is the exact number of events handled,
+// and events/s are per second of this thread's CPU time (Google Benchmark's
+// default), which time slices given to other programs do not inflate.
 // Before timing, the model is warmed up for 10 simulated ms (~10 N events) so
 // the queue is in its steady state.
 //
