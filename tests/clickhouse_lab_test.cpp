@@ -18,31 +18,10 @@
 
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
+#include "tests/lab_run.h"
 
 namespace pipesim::pipeline {
 namespace {
-
-nlohmann::json lab_json(const std::string& name) {
-  const char* root = std::getenv("PIPESIM_SOURCE_DIR");
-  const std::string dir = root ? root : ".";
-  return read_config_file(dir + "/configs/lab/" + name);
-}
-
-class Lab {
- public:
-  explicit Lab(const char* name) : Lab(lab_json(name)) {}
-  explicit Lab(const nlohmann::json& raw) { metrics_ = run_scenario(load_config(raw), 1); }
-  double operator[](const std::string& name) const {
-    for (const auto& m : metrics_) {
-      if (m.name == name) return m.value;
-    }
-    ADD_FAILURE() << "no metric " << name;
-    return -1;
-  }
-
- private:
-  sim::Metrics metrics_;
-};
 
 // insert_timeout at 60 s for 40 s (server_commits 1): the insert of
 // [3000, 3499] at ~60.004 s hangs until 100 s and commits at ~100.03 s; the

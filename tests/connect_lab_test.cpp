@@ -7,28 +7,10 @@
 
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
+#include "tests/lab_run.h"
 
 namespace pipesim::pipeline {
 namespace {
-
-class Lab {
- public:
-  explicit Lab(const std::string& name) {
-    const char* root = std::getenv("PIPESIM_SOURCE_DIR");
-    const std::string dir = root ? root : ".";
-    metrics_ = run_scenario(load_config(read_config_file(dir + "/configs/lab/" + name)), 1);
-  }
-  double operator[](const std::string& name) const {
-    for (const auto& m : metrics_) {
-      if (m.name == name) return m.value;
-    }
-    ADD_FAILURE() << "no metric " << name;
-    return -1;
-  }
-
- private:
-  sim::Metrics metrics_;
-};
 
 // 1 record/s in 5 s quanta: [0,4] at 0 s and [5,9] at 5 s are inserted; no
 // commit yet (the first is due at 60 s). The worker dies at 7 s; [10,14]

@@ -18,30 +18,10 @@
 
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
+#include "tests/lab_run.h"
 
 namespace pipesim::pipeline {
 namespace {
-
-class Lab {
- public:
-  explicit Lab(const std::string& name, const std::vector<std::string>& overrides = {}) {
-    const char* root = std::getenv("PIPESIM_SOURCE_DIR");
-    const std::string dir = root ? root : ".";
-    nlohmann::json raw = read_config_file(dir + "/configs/lab/" + name);
-    for (const auto& o : overrides) apply_override(raw, o);
-    metrics_ = run_scenario(load_config(raw), 1);
-  }
-  double operator[](const std::string& name) const {
-    for (const auto& m : metrics_) {
-      if (m.name == name) return m.value;
-    }
-    ADD_FAILURE() << "no metric " << name;
-    return -1;
-  }
-
- private:
-  sim::Metrics metrics_;
-};
 
 // response_loss p=1 from 10 s to 10.5 s. Tick 10 goes batch by batch: five
 // requests (batches [1000,1015] .. [1064,1079]) leave at 10.000 s. The broker
