@@ -199,7 +199,6 @@ class Producer final : public sim::Component {
   BatchPool pool_;
   std::vector<PartitionQueue> queues_;
   std::vector<Connection> connections_;
-  std::int64_t queued_ = 0;  // batches waiting in the queues
 
   bool metadata_wanted_ = false;
   sim::Time metadata_due_ = sim::Time::max();
