@@ -823,6 +823,12 @@ TEST(ConfigEffective, RoundTripKeepsTheDigest) {
             {"kind": "keeper_backlog", "rate_per_day": 0.3, "duration_mean": "1h",
              "capacity_factor": 0.1},
             {"kind": "state_wipe", "at": "0s"}]})",
+      // An explicit zero window of kinds whose window has a default (a swarm
+      // finding: the print left it out and the reload took the default).
+      R"({"faults": [{"kind": "response_loss", "at": "1m", "duration": "0s"},
+                     {"kind": "broker_crash", "rate_per_day": 1, "duration": "0s"},
+                     {"kind": "leader_flapping", "at": "1h", "duration": "0s"},
+                     {"kind": "response_loss", "at": "2m", "duration_mean": "5s"}]})",
   };
   for (const char* text : texts) {
     SCOPED_TRACE(text);
@@ -832,7 +838,11 @@ TEST(ConfigEffective, RoundTripKeepsTheDigest) {
     EXPECT_EQ(config_digest(c2), config_digest(c1));
     EXPECT_EQ(effective(c2), e1);
     EXPECT_EQ(effective_config(c2).dump(), effective_config(c1).dump());
-    EXPECT_EQ(c2.faults.size(), c1.faults.size());
+    ASSERT_EQ(c2.faults.size(), c1.faults.size());
+    for (std::size_t i = 0; i < c1.faults.size(); ++i) {
+      EXPECT_EQ(c2.faults[i].duration.us, c1.faults[i].duration.us) << i;
+      EXPECT_EQ(c2.faults[i].duration_mean.us, c1.faults[i].duration_mean.us) << i;
+    }
   }
 }
 

@@ -61,6 +61,15 @@ std::string check_partitions(const json& v) {
   return "\"all\", a partition number or a list of partition numbers";
 }
 
+// Windows that need a length when the config gives none: model defaults,
+// written out by --print (0 for kinds whose fault is an instant).
+Time default_window(const std::string& kind) {
+  if (kind == "response_loss") return Time::seconds(30);
+  if (kind == "broker_crash") return Time::minutes(1);
+  if (kind == "leader_flapping") return Time::minutes(10);
+  return Time{0};
+}
+
 sim::FaultSpec read_fault(const json& f, const std::string& path) {
   if (!f.is_object()) sim::throw_config_error(path, "expected an object, found " + sim::describe_json_value(f));
   sim::FaultSpec spec;
@@ -147,12 +156,7 @@ sim::FaultSpec read_fault(const json& f, const std::string& path) {
     keep("hang", hang);
   }
   r.finish();
-  // Windows that need a length: model defaults, written out by --print.
-  if (!f.contains("duration") && !f.contains("duration_mean")) {
-    if (spec.kind == "response_loss") spec.duration = Time::seconds(30);
-    if (spec.kind == "broker_crash") spec.duration = Time::minutes(1);
-    if (spec.kind == "leader_flapping") spec.duration = Time::minutes(10);
-  }
+  if (!f.contains("duration") && !f.contains("duration_mean")) spec.duration = default_window(spec.kind);
   return spec;
 }
 
@@ -563,7 +567,11 @@ nlohmann::ordered_json effective_config(const Config& config) {
     o["kind"] = f.kind;
     if (f.at) o["at"] = sim::format_duration(*f.at);
     if (!f.at) o["rate_per_day"] = f.rate_per_day;
-    if (f.duration.us > 0) o["duration"] = sim::format_duration(f.duration);
+    // An explicit "0s" window of a kind with a default must be printed, or
+    // the printed config would load with the default (a swarm finding).
+    if (f.duration.us > 0 || (f.duration_mean.us == 0 && default_window(f.kind).us > 0)) {
+      o["duration"] = sim::format_duration(f.duration);
+    }
     if (f.duration_mean.us > 0) o["duration_mean"] = sim::format_duration(f.duration_mean);
     if (!f.target.empty()) o["target"] = f.target;
     for (const auto& [k, v] : f.params.items()) o[k] = v;
