@@ -186,12 +186,12 @@ if [ ! -e "$TMP/x" ]; then pass "bad sweeps create no output directory"; else fa
 # ---------------------------------------------------------------------------------------------
 # kill -9 in the middle of a real sweep, then --resume
 
-# 16 points x 3 seeds of 6 h at 200 M records/day: some seconds of work, long enough to be
+# 16 points x 3 seeds of 2 h at 100 M records/day: about a second of work in Release, long enough to be
 # killed in the middle.
 cat >"$TMP/long.json" <<'JSON'
 {"connect.offset.flush.interval.ms": [5000, 20000, 60000, 120000], "connect.max.poll.records": [200, 500, 1000, 2000]}
 JSON
-LONG=(--grid "$TMP/long.json" --set run.duration=6h --seeds 3 --per-seed)
+LONG=(--grid "$TMP/long.json" --set run.duration=2h --set workload.records_per_day=100000000 --seeds 3 --per-seed)
 "$PIPESIM" sweep "${LONG[@]}" --threads 2 --out "$TMP/killed" 2>/dev/null &
 BG=$!
 for _ in $(seq 1 1200); do
