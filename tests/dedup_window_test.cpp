@@ -4,8 +4,13 @@
 // thread's adaptive sleep. Expectations by hand from the real code's rules.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
+#include "models/clickhouse/block_id_set.h"
 #include "models/clickhouse/cleanup_schedule.h"
 #include "models/clickhouse/dedup_window.h"
+#include "sim/engine/random.h"
 
 namespace pipesim::clickhouse {
 namespace {
@@ -14,6 +19,37 @@ using sim::Time;
 
 BlockId token(std::int64_t min, std::int64_t max, int partition = 0) {
   return BlockId{partition, min, max, 0};
+}
+
+// The block-id set against std::set on random inserts, lookups and erases
+// with many colliding ids (small offset ranges, a few partitions), through
+// several growths and long deletion chains.
+TEST(BlockIdSet, AgreesWithAnOrderedSetOnRandomOperations) {
+  BlockIdSet set;
+  std::set<std::tuple<int, std::int64_t, std::int64_t, std::uint32_t>> reference;
+  sim::RandomStream rng(3, "test/block-id-set");
+  const auto key = [](const BlockId& b) {
+    return std::make_tuple(b.partition, b.min, b.max, b.table_partition);
+  };
+  for (int step = 0; step < 200000; ++step) {
+    const std::int64_t min = static_cast<std::int64_t>(rng.below(3000));
+    const BlockId id{static_cast<std::int32_t>(rng.below(4)), min,
+                     min + static_cast<std::int64_t>(rng.below(3)),
+                     static_cast<std::uint32_t>(rng.below(2))};
+    // Grow for the first half, then shrink: the set empties through erases.
+    const std::uint64_t op = rng.below(step < 100000 ? 3 : 4);
+    if (op == 0) {
+      ASSERT_EQ(set.insert(id), reference.insert(key(id)).second) << step;
+    } else if (op == 1) {
+      ASSERT_EQ(set.contains(id), reference.contains(key(id))) << step;
+    } else {
+      ASSERT_EQ(set.erase(id), reference.erase(key(id)) == 1) << step;
+    }
+    ASSERT_EQ(set.size(), reference.size()) << step;
+  }
+  for (const auto& [p, lo, hi, tp] : reference) {
+    EXPECT_TRUE(set.contains(BlockId{p, lo, hi, tp}));
+  }
 }
 
 TEST(DedupWindow, IdsOutliveTheBlockCountUntilTheCleanupRuns) {

@@ -50,7 +50,8 @@ TEST(EventQueue, PopsInTimeOrderAgainstSortedReference) {
 // follow their keys (slots are reused).
 TEST(EventQueue, ReplaceTopAndDiscardTopAgainstSortedReference) {
   EventQueue q;
-  std::vector<std::pair<std::pair<std::int64_t, std::uint64_t>, std::uint32_t>> reference;  // ((time, seq), arg)
+  std::vector<std::pair<std::pair<std::int64_t, std::uint64_t>, std::uint32_t>>
+      reference;  // ((time, seq), arg)
   RandomStream rng(11, "test/event-queue/replace");
   std::uint64_t seq = 0;
   std::int64_t now = 0;
@@ -129,7 +130,8 @@ TEST(EventQueue, SequenceNumbersUpToTheLimitOrderAndBeyondAreRefused) {
   EXPECT_EQ(q.pop().arg, 1u);
   EXPECT_THROW(q.push(Event{Time{3}, EventQueue::kSeqLimit, 0, 0, 0, 0}), InvariantViolation);
   q.push(Event{Time{1}, 0, 0, 0, 0, 0});
-  EXPECT_THROW(q.replace_top(Event{Time{3}, EventQueue::kSeqLimit, 0, 0, 0, 0}), InvariantViolation);
+  EXPECT_THROW(q.replace_top(Event{Time{3}, EventQueue::kSeqLimit, 0, 0, 0, 0}),
+               InvariantViolation);
 }
 
 // 2^24 pending events take ~800 MB here: not under the sanitizers, whose
@@ -159,7 +161,8 @@ TEST(Simulation, EqualTimesRunInSchedulingOrder) {
   sim.schedule(Time{10}, id, 1, 4);
   sim.schedule(Time{5}, id, 1, 2);
   sim.run_until(Time{100});
-  const std::vector<std::pair<std::int64_t, std::uint32_t>> expected = {{5, 1}, {5, 2}, {10, 3}, {10, 4}};
+  const std::vector<std::pair<std::int64_t, std::uint32_t>> expected = {
+      {5, 1}, {5, 2}, {10, 3}, {10, 4}};
   EXPECT_EQ(r.seen, expected);
   EXPECT_EQ(sim.now(), Time{100});
   EXPECT_EQ(sim.events_processed(), 4u);

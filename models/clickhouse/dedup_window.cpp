@@ -8,7 +8,8 @@ void DedupWindow::insert(const BlockId& id, sim::Time now) {
   if (!enabled()) return;
   PIPESIM_INVARIANT(order_.empty() || order_.back().ctime <= now, "block ids out of ctime order");
   order_.push_back(Entry{id, now});
-  ids_.insert(id);
+  const bool added = ids_.insert(id);
+  PIPESIM_INVARIANT(added, "a block id already in the window");
 }
 
 std::int64_t DedupWindow::clear_old_blocks() {

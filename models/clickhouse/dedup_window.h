@@ -16,33 +16,11 @@
 
 #include <cstdint>
 #include <deque>
-#include <unordered_set>
 
+#include "models/clickhouse/block_id_set.h"
 #include "sim/engine/time.h"
 
 namespace pipesim::clickhouse {
-
-// The block id of an insert: from its insert_deduplication_token
-// "<topic>-<partition>-<min>-<max>" and the table partition its rows go to
-// (ClickHouse hashes the token together with the partition id).
-struct BlockId {
-  std::int32_t partition = 0;  // Kafka partition of the token
-  std::int64_t min = 0;
-  std::int64_t max = 0;
-  std::uint32_t table_partition = 0;
-  friend bool operator==(const BlockId&, const BlockId&) = default;
-};
-
-struct BlockIdHash {
-  std::size_t operator()(const BlockId& b) const {
-    std::uint64_t h = static_cast<std::uint64_t>(b.partition) * 0x9E3779B97F4A7C15ULL;
-    h ^= static_cast<std::uint64_t>(b.min) + 0x517CC1B727220A95ULL + (h << 6) + (h >> 2);
-    h ^= static_cast<std::uint64_t>(b.max) + 0x2545F4914F6CDD1DULL + (h << 6) + (h >> 2);
-    h ^=
-        static_cast<std::uint64_t>(b.table_partition) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-    return static_cast<std::size_t>(h);
-  }
-};
 
 class DedupWindow {
  public:
@@ -70,8 +48,8 @@ class DedupWindow {
 
   std::int64_t blocks_;
   sim::Time max_age_;
-  std::deque<Entry> order_;                       // oldest first
-  std::unordered_set<BlockId, BlockIdHash> ids_;  // looked up, never iterated
+  std::deque<Entry> order_;  // oldest first
+  BlockIdSet ids_;           // looked up, never iterated
 };
 
 }  // namespace pipesim::clickhouse
