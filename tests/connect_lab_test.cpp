@@ -160,5 +160,37 @@ TEST(ConnectLab, StateMismatchCascadesToTheSurvivingTaskWithExactlyOnce) {
   EXPECT_NEAR(m["task_downtime_s"], 310 + 284 + 19, 0.1);
 }
 
+// A put() longer than max.poll.interval.ms (KIP-62). 1 record/s in 5 s
+// quanta, every insert takes 2 s, max.poll.interval.ms = 1.5 s, one task.
+// The task joins at 0.5 s and puts [0,4] (state NONE: inserted); at 2.0 s
+// its poll timeout expires and its consumer leaves the group (nothing is
+// committed: the first commit would be due at 60 s). The put returns at
+// ~2.5 s, the consumer joins again and reads p0 from the committed offset 0:
+// [0,4] is SAME as the in-memory state AFTER_PROCESSING [0,4] (the task
+// instance lives on), skipped. [5,9] at 5 s is NEW, inserted, and its put
+// outlives the interval too; the re-read [0,9] is SAME as [5,9]: skipped.
+// So 2 poll timeouts, 2 inserts, 2 SAME, 1 NEW, no duplicate.
+TEST(ConnectLab, PutOutlivingMaxPollIntervalLeavesTheGroupAndRereadsFromTheCommit) {
+  const Lab m("put_outlives_max_poll_interval.json");
+  EXPECT_EQ(m["poll_timeouts"], 2);
+  EXPECT_EQ(m["inserts"], 2);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.SAME"], 2);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.NEW"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 10);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+// The same pipeline with the default max.poll.interval.ms (5 min): no put
+// comes near it, nobody leaves, nothing is re-read.
+TEST(ConnectLab, PutWithinMaxPollIntervalKeepsTheMember) {
+  const Lab m("put_outlives_max_poll_interval.json", {"connect.max.poll.interval.ms=300000"});
+  EXPECT_EQ(m["poll_timeouts"], 0);
+  EXPECT_EQ(m["inserts"], 2);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.SAME"], 0);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.NEW"], 1);
+  EXPECT_EQ(m["clickhouse_rows"], 10);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline

@@ -20,7 +20,8 @@
 // Environment: PIPESIM_SWARM_CONFIGS (default: the CMake option of the same
 // name, 1000; the sanitizer build uses fewer) configs split over the shards below;
 // PIPESIM_SWARM_SEED (default 1) picks another set of configs; PIPESIM_SWARM_CASE=N runs only
-// config N.
+// config N; PIPESIM_SWARM_PRINT=1 prints each config run (as `validate --print`
+// writes it) and its seed to stderr.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +29,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -147,6 +149,8 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   if (d.coin()) connect["rebalance_time"] = d.pick_text({"0s", "500ms", "10s"});
   if (d.coin()) connect["worker_restart_delay"] = d.pick_text({"0s", "30s", "10m"});
   if (d.coin()) connect["fetch_latency"] = d.pick_text({"1us", "2ms", "1s"});
+  // Puts that outlive the poll timeout: the consumer leaves and re-reads.
+  if (d.coin(0.15)) connect["max.poll.interval.ms"] = d.pick<std::int64_t>({20, 2000});
   raw["connect"] = connect;
 
   if (d.coin(0.7)) {
@@ -324,6 +328,8 @@ std::string run_case(std::uint64_t swarm_seed, std::int64_t index) {
            sc.raw.dump(2);
   }
   const std::string effective = effective_config(config).dump(2);
+  if (env_int("PIPESIM_SWARM_PRINT", 0) != 0)
+    std::cerr << effective << "\nseed " << sc.seed << "\n";
   const auto reproduce = [&](const std::string& what) {
     std::ostringstream s;
     s << "swarm case " << index << " (PIPESIM_SWARM_SEED=" << swarm_seed
@@ -338,11 +344,13 @@ std::string run_case(std::uint64_t swarm_seed, std::int64_t index) {
     if (const std::string p = check_metrics(sc, first); !p.empty()) return reproduce(p);
     // The same run twice must not differ, and neither may the run of the
     // config as `validate --print` writes it, loaded back.
-    if (const std::string diff = metrics_difference(first, run_scenario(config, sc.seed)); !diff.empty()) {
+    if (const std::string diff = metrics_difference(first, run_scenario(config, sc.seed));
+        !diff.empty()) {
       return reproduce("not deterministic, the same run twice differs: " + diff);
     }
     const Config reloaded = load_config(json::parse(effective));
-    if (const std::string diff = metrics_difference(first, run_scenario(reloaded, sc.seed)); !diff.empty()) {
+    if (const std::string diff = metrics_difference(first, run_scenario(reloaded, sc.seed));
+        !diff.empty()) {
       return reproduce("the printed config runs differently: " + diff);
     }
   } catch (const std::exception& e) {
@@ -423,13 +431,15 @@ TEST(SwarmGenerator, ReachesTheRarePaths) {
                                            "duplicate_rows_by_entry.task_restart_replay",
                                            "duplicate_rows_by_entry.insert_timeout_redelivery",
                                            "duplicate_rows_by_entry.state_reset",
+                                           "poll_timeouts",
                                            "dedup_hits",
                                            "classifications.BEFORE_PROCESSING.OVER_LAPPING",
                                            "classifications.AFTER_PROCESSING.ZERO",
                                            "classifications.AFTER_PROCESSING.PREVIOUS"};
   // Stops at the first config by which every probe has been reached.
   const auto all_reached = [&] {
-    return std::all_of(probes.begin(), probes.end(), [&](const std::string& p) { return runs_with[p] > 0; });
+    return std::all_of(probes.begin(), probes.end(),
+                       [&](const std::string& p) { return runs_with[p] > 0; });
   };
   for (std::int64_t i = 0; i < 1000 && !all_reached(); ++i) {
     const SwarmCase sc = draw_case(swarm_seed, i);
@@ -452,6 +462,7 @@ TEST(SwarmGenerator, CoversTheExtremeValuesAndEveryFaultKind) {
     if (r["connect"].value("offset.flush.interval.ms", 0) == 1000) ++seen["commit 1s"];
     if (r["connect"].value("offset.flush.interval.ms", 0) == 600000) ++seen["commit 10m"];
     if (r["connect"]["workers"] == 3) ++seen["3 workers"];
+    if (r["connect"].contains("max.poll.interval.ms")) ++seen["short max.poll.interval.ms"];
     if (r["connector"]["exactlyOnce"] == true) ++seen["exactlyOnce"];
     if (r["connector"]["exactlyOnce"] == false) ++seen["at least once"];
     if (r["connector"]["errors.tolerance"] == "all") ++seen["errors.tolerance all"];
@@ -459,9 +470,10 @@ TEST(SwarmGenerator, CoversTheExtremeValuesAndEveryFaultKind) {
     if (r["connector"].contains("errors.deadletterqueue.topic.name")) ++seen["DLQ"];
     for (const auto& k : sc.kinds) ++seen["fault " + k];
   }
-  for (const char* want : {"1 partition", "64 partitions", "max.poll.records 1", "window 0",
-                           "commit 1s", "commit 10m", "3 workers", "exactlyOnce", "at least once",
-                           "errors.tolerance all", "errors.tolerance none", "DLQ"}) {
+  for (const char* want :
+       {"1 partition", "64 partitions", "max.poll.records 1", "window 0", "commit 1s", "commit 10m",
+        "3 workers", "short max.poll.interval.ms", "exactlyOnce", "at least once",
+        "errors.tolerance all", "errors.tolerance none", "DLQ"}) {
     EXPECT_GE(seen[want], 20) << want;
   }
   for (const auto& kind : fault_kinds()) EXPECT_GE(seen["fault " + kind], 20) << kind;

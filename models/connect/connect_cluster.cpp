@@ -119,6 +119,9 @@ void ConnectCluster::remove_member(int t) {
 }
 
 void ConnectCluster::task_left(int t) {
+  // A consumer that already left (its poll timeout expired) is not a member:
+  // nothing to do.
+  if (!member_[static_cast<std::size_t>(t)]) return;
   // consumer.close() sends LeaveGroup: the coordinator rebalances at once.
   remove_member(t);
   request_rebalance();
@@ -142,14 +145,15 @@ void ConnectCluster::story(const std::string& name, const std::string& text) {
 void ConnectCluster::kill_worker(int worker) {
   if (worker_down_[static_cast<std::size_t>(worker)]) return;
   if (sim_.trace()) {
-    std::string text = "worker-" + std::to_string(worker) + " killed (kill -9): nothing is committed";
+    std::string text =
+        "worker-" + std::to_string(worker) + " killed (kill -9): nothing is committed";
     for (auto& t : tasks_) {
       if (worker_of(t->index()) != worker || t->status() != TaskStatus::RUNNING) continue;
       for (const int p : t->partitions()) {
-        text += "; partition " + std::to_string(p) + " (" + t->name() + "): last commit at offset " +
-                std::to_string(group_.committed(p)) + " (" + sim::format_clock(group_.committed_at(p)) +
-                "), " + std::to_string(t->put_position_of(p) - group_.committed(p)) +
-                " records put since";
+        text += "; partition " + std::to_string(p) + " (" + t->name() +
+                "): last commit at offset " + std::to_string(group_.committed(p)) + " (" +
+                sim::format_clock(group_.committed_at(p)) + "), " +
+                std::to_string(t->put_position_of(p) - group_.committed(p)) + " records put since";
       }
     }
     story("worker_crash", text);
@@ -166,7 +170,8 @@ void ConnectCluster::kill_worker(int worker) {
       sim_.schedule_in(options_.session_timeout, id_, kEvict);
     }
   }
-  sim_.schedule_in(options_.worker_restart_delay, id_, kWorkerBack, static_cast<std::uint32_t>(worker));
+  sim_.schedule_in(options_.worker_restart_delay, id_, kWorkerBack,
+                   static_cast<std::uint32_t>(worker));
   if (options_.workers > 1) {
     // Incremental cooperative rebalancing keeps the departed worker's tasks
     // unassigned for scheduled.rebalance.max.delay.ms after the worker group
@@ -210,8 +215,9 @@ void ConnectCluster::handle(const sim::Event& e) {
     case kMoveTasks: {
       const auto w = static_cast<int>(e.arg);
       if (!worker_down_[static_cast<std::size_t>(w)]) return;
-      story("move_tasks", "worker-" + std::to_string(w) + " stayed away past scheduled.rebalance.max.delay.ms: "
-                          "its tasks start on the surviving workers");
+      story("move_tasks", "worker-" + std::to_string(w) +
+                              " stayed away past scheduled.rebalance.max.delay.ms: "
+                              "its tasks start on the surviving workers");
       int next = 0;
       for (auto& t : tasks_) {
         if (worker_of(t->index()) != w || t->status() != TaskStatus::DOWN) continue;
@@ -235,8 +241,8 @@ void ConnectCluster::handle(const sim::Event& e) {
       if (failures_since_progress_[i] > 1) {
         // The restart failed again: apply the runbook before this restart.
         if (operator_.remediation != "restart_only") {
-          story("remediation", "the restart failed again: the operator applies " + operator_.remediation +
-                                   " for " + task(t).name());
+          story("remediation", "the restart failed again: the operator applies " +
+                                   operator_.remediation + " for " + task(t).name());
         }
         if (operator_.remediation == "delete_state_row" && failed_partition_[i] >= 0) {
           // The documented troubleshooting step: delete the partition's row
@@ -262,12 +268,13 @@ void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
   const auto i = static_cast<std::size_t>(t);
   ++failures_since_progress_[i];
   failed_partition_[i] = failure.partition;
-  story("task_failed", task(t).name() + " FAILED (" +
-                           (failure.error == sink::DecisionError::NONE
-                                ? std::string("Tolerance exceeded in error handler")
-                                : std::string(sink::to_string(failure.error))) +
-                           ", partition " + std::to_string(failure.partition) +
-                           "); its consumer leaves the group; it stays FAILED until someone restarts it");
+  story("task_failed",
+        task(t).name() + " FAILED (" +
+            (failure.error == sink::DecisionError::NONE
+                 ? std::string("Tolerance exceeded in error handler")
+                 : std::string(sink::to_string(failure.error))) +
+            ", partition " + std::to_string(failure.partition) +
+            "); its consumer leaves the group; it stays FAILED until someone restarts it");
   // The FAILED task's consumer closes and leaves the group: its partitions
   // move to the other tasks, which may fail on them in turn.
   task_left(t);
@@ -283,7 +290,9 @@ void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
   sim_.schedule_in(delay, id_, kOperatorRestart, static_cast<std::uint32_t>(t));
 }
 
-void ConnectCluster::task_progressed(int t) { failures_since_progress_[static_cast<std::size_t>(t)] = 0; }
+void ConnectCluster::task_progressed(int t) {
+  failures_since_progress_[static_cast<std::size_t>(t)] = 0;
+}
 
 void ConnectCluster::task_caught_up(int t) {
   if (!tolerate_override_ || t != tolerate_watch_task_) return;

@@ -49,6 +49,8 @@ void WorkerSinkTask::start_instance() {
   waiting_for_data_ = false;
   revoke_pending_ = false;
   stop_pending_ = false;
+  watchdog_pending_ = false;  // the previous instance's died with sim_.crash
+  left_group_ = false;
   joining_ = true;
   cursor_ = 0;
   next_commit_ = sim_.now() + options_.offset_flush_interval;
@@ -66,6 +68,8 @@ void WorkerSinkTask::go_down(TaskStatus status) {
   joining_ = false;
   revoke_pending_ = false;
   stop_pending_ = false;
+  watchdog_pending_ = false;
+  left_group_ = false;
   partitions_.clear();
   position_.clear();
   put_position_.clear();
@@ -128,8 +132,10 @@ void WorkerSinkTask::restart_gracefully(std::int64_t max_poll_records) {
 }
 
 void WorkerSinkTask::stop_and_restart(bool commit) {
-  if (commit && !joining_) commit_offsets();
-  listener_.task_left(index_);
+  // A consumer that already left the group (poll timeout) can neither commit
+  // nor leave again.
+  if (commit && !joining_ && !left_group_) commit_offsets();
+  if (!left_group_) listener_.task_left(index_);
   sim_.crash(id_);  // the old instance's timers and put steps die with it
   start_instance();
 }
@@ -176,6 +182,10 @@ void WorkerSinkTask::handle(const sim::Event& event) {
       connector_.on_insert_answer(event.arg);
       run_iterations();
       return;
+    case kPollTimeout:
+      watchdog_pending_ = false;
+      poll_timeout();
+      return;
     case kStopTimeout:
       // task.shutdown.graceful.timeout.ms passed with put() still running: the
       // worker abandons the task without a commit (its insert may still land).
@@ -188,7 +198,9 @@ void WorkerSinkTask::handle(const sim::Event& event) {
   }
 }
 
-void WorkerSinkTask::schedule_step(sim::Time delay) { sim_.schedule_in(delay, id_, kConnectorStep); }
+void WorkerSinkTask::schedule_step(sim::Time delay) {
+  sim_.schedule_in(delay, id_, kConnectorStep);
+}
 
 // A trampoline: put() may finish synchronously (a skipped batch), and the next
 // iteration then runs here rather than deeper on the stack.
@@ -227,8 +239,56 @@ void WorkerSinkTask::iteration() {
     if (status_ == TaskStatus::RUNNING && !joining_ && !in_put_) wait_for_data();
     return;
   }
+  start_put();
+}
+
+void WorkerSinkTask::start_put() {
   in_put_ = true;
+  if (!watchdog_pending_ && !left_group_) {
+    watchdog_pending_ = true;
+    sim_.schedule(put_started_ + options_.max_poll_interval, id_, kPollTimeout);
+  }
   connector_.put(batch_);
+}
+
+// KIP-62 (AbstractCoordinator's heartbeat thread): when poll() has not been
+// called for max.poll.interval.ms the member sends LeaveGroup, and the group
+// rebalances without it while its put() goes on.
+void WorkerSinkTask::poll_timeout() {
+  if (status_ != TaskStatus::RUNNING || !in_put_ || left_group_ || joining_) return;
+  const sim::Time due = put_started_ + options_.max_poll_interval;
+  if (sim_.now() < due) {  // a later put is running: watch that one
+    watchdog_pending_ = true;
+    sim_.schedule(due, id_, kPollTimeout);
+    return;
+  }
+  left_group_ = true;
+  revoke_pending_ = false;  // no longer a member: no revocation to do
+  ++counters_.poll_timeouts;
+  if (auto* t = sim_.trace()) {
+    t->story(
+        sim_.now(), name_, "poll_timeout",
+        name_ + "'s put() has run for max.poll.interval.ms (" +
+            std::to_string(options_.max_poll_interval.us / 1000) +
+            " ms): its consumer leaves the group; the offsets of this put will not be committed");
+  }
+  listener_.task_left(index_);
+}
+
+// After the put that outlived the poll timeout: the next poll() finds the
+// member gone; onJoinPrepare calls onPartitionsLost (no commit: the
+// generation is no longer valid) and the consumer joins again.
+void WorkerSinkTask::rejoin_after_poll_timeout() {
+  left_group_ = false;
+  partitions_.clear();
+  position_.clear();
+  put_position_.clear();
+  batch_.clear();
+  paused_for_redelivery_ = false;
+  waiting_for_data_ = false;
+  ++wait_generation_;
+  joining_ = true;
+  listener_.task_started(index_);  // a join request, as a new instance's
 }
 
 void WorkerSinkTask::redeliver() {
@@ -236,16 +296,15 @@ void WorkerSinkTask::redeliver() {
   if (auto* t = sim_.trace()) {
     std::string ranges;
     for (const auto& pb : batch_) {
-      ranges += (ranges.empty() ? "" : ", ") + std::string("p") + std::to_string(pb.partition) + " [" +
-                std::to_string(pb.offsets.min) + ", " + std::to_string(pb.offsets.max) + "]";
+      ranges += (ranges.empty() ? "" : ", ") + std::string("p") + std::to_string(pb.partition) +
+                " [" + std::to_string(pb.offsets.min) + ", " + std::to_string(pb.offsets.max) + "]";
     }
     t->story(sim_.now(), name_, "redelivery",
              name_ + " puts the same batch again after the RetriableException (" + ranges + ")");
   }
   for (auto& pb : batch_) pb.tag = ledger::InsertTag::REDELIVERY;
-  in_put_ = true;
   put_started_ = sim_.now();
-  connector_.put(batch_);
+  start_put();
 }
 
 bool WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
@@ -275,7 +334,8 @@ bool WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
   // time; otherwise the next partition in turn starts (KafkaConsumer's fetch order).
   if (!out.empty()) {
     const int p = partitions_[last_used];
-    const bool drained = logs_[static_cast<std::size_t>(p)].high_watermark() == position_[last_used];
+    const bool drained =
+        logs_[static_cast<std::size_t>(p)].high_watermark() == position_[last_used];
     cursor_ = drained ? (last_used + 1) % n : last_used;
   }
   return !out.empty();
@@ -298,8 +358,10 @@ void WorkerSinkTask::commit_offsets() {
   }
   for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
     const int p = partitions_[slot];
-    PIPESIM_INVARIANT(put_position_[slot] <= position_[slot], "commit beyond the consumed position");
-    PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p), "committed offset would move backwards");
+    PIPESIM_INVARIANT(put_position_[slot] <= position_[slot],
+                      "commit beyond the consumed position");
+    PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p),
+                      "committed offset would move backwards");
     group_.commit(p, put_position_[slot], sim_.now());
   }
 }
@@ -317,7 +379,8 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
     case sink::PutOutcome::RETURNED:
       for (const auto& pb : batch_) {
         const std::size_t slot = slot_of(pb.partition);
-        if (slot < partitions_.size()) put_position_[slot] = std::max(put_position_[slot], pb.offsets.max + 1);
+        if (slot < partitions_.size())
+          put_position_[slot] = std::max(put_position_[slot], pb.offsets.max + 1);
       }
       batch_.clear();
       paused_for_redelivery_ = false;
@@ -336,6 +399,15 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
 }
 
 void WorkerSinkTask::after_put() {
+  if (left_group_) {
+    if (stop_pending_) {
+      stop_pending_ = false;
+      stop_and_restart(false);
+      return;
+    }
+    rejoin_after_poll_timeout();
+    return;
+  }
   if (stop_pending_) {
     stop_pending_ = false;
     stop_and_restart(true);

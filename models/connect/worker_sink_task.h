@@ -9,7 +9,10 @@
 //     group) until someone restarts the task.
 // Group membership: on a rebalance the task finishes its put, commits the
 // revoked partitions synchronously and waits for its new assignment. A
-// kill -9 loses everything volatile and commits nothing.
+// kill -9 loses everything volatile and commits nothing. A put() that runs
+// longer than max.poll.interval.ms makes the consumer leave the group at that
+// moment (KIP-62's poll timeout); when the put returns, its partitions are
+// lost, not revoked (nothing is committed), and the consumer joins again.
 //
 // Invariants: committed <= position for every owned partition; positions
 // never go backwards within one assignment.
@@ -30,14 +33,16 @@ namespace pipesim::connect {
 enum class TaskStatus : std::uint8_t { RUNNING, FAILED, DOWN };
 
 struct TaskCounters {
-  std::int64_t failures = 0;      // transitions to FAILED
-  std::int64_t restarts = 0;      // new task instances
-  sim::Time downtime{};           // time tasks were FAILED or down (closed intervals)
+  std::int64_t failures = 0;  // transitions to FAILED
+  std::int64_t restarts = 0;  // new task instances
+  sim::Time downtime{};       // time tasks were FAILED or down (closed intervals)
   std::int64_t commits = 0;
   std::int64_t polls = 0;
-  std::int64_t redeliveries = 0;  // put() of the same batch after a RetriableException
-  std::int64_t rebalances = 0;    // completed consumer-group rebalances
+  std::int64_t redeliveries = 0;     // put() of the same batch after a RetriableException
+  std::int64_t rebalances = 0;       // completed consumer-group rebalances
   std::int64_t abandoned_stops = 0;  // graceful stops that outlived the shutdown timeout
+  std::int64_t poll_timeouts =
+      0;  // consumers that left the group: a put() outlived max.poll.interval.ms
 };
 
 // What the task tells the Connect cluster (group coordinator and operator).
@@ -106,7 +111,13 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
 
  private:
   enum EventType : std::uint32_t {
-    kIterate = 1, kConnectorStep = 2, kStart = 3, kRedeliver = 4, kStopTimeout = 5, kInsertAnswer = 6
+    kIterate = 1,
+    kConnectorStep = 2,
+    kStart = 3,
+    kRedeliver = 4,
+    kStopTimeout = 5,
+    kInsertAnswer = 6,
+    kPollTimeout = 7
   };
 
   void start_instance();
@@ -120,6 +131,9 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void stop_and_restart(bool commit);
   void go_down(TaskStatus status);
   void after_put();
+  void start_put();
+  void poll_timeout();
+  void rejoin_after_poll_timeout();
   [[nodiscard]] std::size_t slot_of(int partition) const;
 
   sim::Simulation& sim_;
@@ -154,6 +168,11 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   std::uint32_t wait_generation_ = 0;
   bool revoke_pending_ = false;
   bool stop_pending_ = false;
+  // The poll-timeout watchdog: at most one pending kPollTimeout per instance,
+  // re-armed for the put running when it fires, so a run costs one event per
+  // max.poll.interval.ms of puts rather than one per put.
+  bool watchdog_pending_ = false;
+  bool left_group_ = false;  // the poll timeout expired during the current put
 };
 
 }  // namespace pipesim::connect

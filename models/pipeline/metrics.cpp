@@ -22,13 +22,14 @@ const std::vector<std::string>& metric_names() {
       n.emplace_back(m);
     }
     for (const char* s : {"BEFORE_PROCESSING", "AFTER_PROCESSING"}) {
-      for (const char* r : {"SAME", "NEW", "CONTAINS", "OVER_LAPPING", "ZERO", "PREVIOUS", "ERROR"}) {
+      for (const char* r :
+           {"SAME", "NEW", "CONTAINS", "OVER_LAPPING", "ZERO", "PREVIOUS", "ERROR"}) {
         n.push_back(std::string("classifications.") + s + "." + r);
       }
     }
-    for (const char* m : {"task_failures", "task_downtime_s", "max_lag_records", "keeper_ops",
-                          "keeper_peak_in_flight", "inserts", "dedup_hits",
-                          "final_duplicate_rows"}) {
+    for (const char* m :
+         {"task_failures", "task_downtime_s", "max_lag_records", "keeper_ops",
+          "keeper_peak_in_flight", "inserts", "dedup_hits", "final_duplicate_rows"}) {
       n.emplace_back(m);
     }
     // Added: the producer's and the brokers' side of the story.
@@ -50,18 +51,19 @@ const std::vector<std::string>& metric_names() {
     for (const char* c : {"inserts", "replication", "keeper_map", "cleanup"}) {
       n.push_back(std::string("keeper_ops_by_source.") + c);
     }
-    for (const char* m : {"keeper_mean_in_flight", "keeper_utilisation_peak", "keeper_latency_p50_ms",
-                          "keeper_latency_p99_ms", "insert_latency_p50_ms", "insert_latency_p99_ms",
-                          "replication_lag_p99_ms"}) {
+    for (const char* m : {"keeper_mean_in_flight", "keeper_utilisation_peak",
+                          "keeper_latency_p50_ms", "keeper_latency_p99_ms", "insert_latency_p50_ms",
+                          "insert_latency_p99_ms", "replication_lag_p99_ms"}) {
       n.emplace_back(m);
     }
-    for (const char* a : {"ok", "deduplicated", "client_timeout", "timeout_exceeded_159",
-                          "network_error_210", "table_is_read_only_242", "too_few_live_replicas_285",
-                          "unknown_status_of_insert_319", "keeper_exception_999"}) {
+    for (const char* a :
+         {"ok", "deduplicated", "client_timeout", "timeout_exceeded_159", "network_error_210",
+          "table_is_read_only_242", "too_few_live_replicas_285", "unknown_status_of_insert_319",
+          "keeper_exception_999"}) {
       n.push_back(std::string("insert_answers.") + a);
     }
-    for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries", "insert_keeper_retries",
-                          "block_ids_removed"}) {
+    for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries",
+                          "poll_timeouts", "insert_keeper_retries", "block_ids_removed"}) {
       n.emplace_back(m);
     }
     return n;

@@ -61,8 +61,9 @@ class Run final : public sim::Component, public broker::ClusterListener {
         cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_, logs_, deps_,
                  c.connector.exactly_once, seed),
         kafka_(sim_, c.kafka, logs_, ledger_),
-        producer_(sim_, c.producer, c.producer.enable_idempotence, partitions_, c.workload.record_bytes, kafka_,
-                  topology_.round_trip("producer", "broker-0"), seed),
+        producer_(sim_, c.producer, c.producer.enable_idempotence, partitions_,
+                  c.workload.record_bytes, kafka_, topology_.round_trip("producer", "broker-0"),
+                  seed),
         app_(sim_, c.app, workload_, ledger_, producer_),
         id_(sim_.add_component(this)) {
     kafka_.set_listener(this);
@@ -73,8 +74,9 @@ class Run final : public sim::Component, public broker::ClusterListener {
 
   sim::Metrics execute() {
     const sim::Time end_of_faults = config_.run.duration;
-    schedule_ = sim::build_fault_schedule(config_.faults, seed_, end_of_faults,
-                                          [this](const std::string& kind) { return targets(kind); });
+    schedule_ =
+        sim::build_fault_schedule(config_.faults, seed_, end_of_faults,
+                                  [this](const std::string& kind) { return targets(kind); });
     for (std::size_t i = 0; i < schedule_.size(); ++i) {
       sim_.schedule(schedule_[i].at, id_, kFaultStart, static_cast<std::uint32_t>(i));
     }
@@ -103,7 +105,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     }
     ++faults_fired_[spec.kind];
     if (auto* t = sim_.trace()) trace_fault(*t, spec, f);
-    if (spec.kind == "worker_crash") episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_, cluster_.healthy());
+    if (spec.kind == "worker_crash")
+      episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_, cluster_.healthy());
     if (spec.kind == "rebalance" || spec.kind == "task_restart") {
       episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_, cluster_.healthy());
     }
@@ -113,17 +116,21 @@ class Run final : public sim::Component, public broker::ClusterListener {
 
   // broker::ClusterListener
   void before_change() override { producer_.run_sender(); }
-  void leadership_moved(int partition, int old_leader) override { producer_.leadership_moved(partition, old_leader); }
+  void leadership_moved(int partition, int old_leader) override {
+    producer_.leadership_moved(partition, old_leader);
+  }
   void broker_died(int broker) override { producer_.broker_died(broker); }
   void isr_shrunk(int partition) override { producer_.isr_shrunk(partition); }
   void records_visible(int partition) override { on_append(partition); }
-  void log_truncated(int partition, std::int64_t new_end, const std::vector<broker::IdPiece>& removed) override {
+  void log_truncated(int partition, std::int64_t new_end,
+                     const std::vector<broker::IdPiece>& removed) override {
     // Acknowledged records the new leader lacks are lost (acks=1, unclean
     // election); the producer still owns the others and retries them.
     for (const auto& piece : removed) {
       rest_.clear();
       producer_.unowned_ids(partition, piece.ids, rest_);
-      for (const auto& ids : rest_) ledger_.record_mark(partition, ids, ledger::LossCause::KAFKA_TRUNCATED);
+      for (const auto& ids : rest_)
+        ledger_.record_mark(partition, ids, ledger::LossCause::KAFKA_TRUNCATED);
     }
     cluster_.on_log_truncated(partition, new_end);
   }
@@ -139,7 +146,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     if (kind == "worker_crash") add("worker-", config_.connect.workers);
     if (kind == "task_restart") add("task-", config_.connect.tasks_max);
     if (kind == "broker_crash") add("broker-", config_.kafka.brokers);
-    if (kind == "replica_crash" || kind == "keeper_session_loss") add("replica-", config_.clickhouse.replicas);
+    if (kind == "replica_crash" || kind == "keeper_session_loss")
+      add("replica-", config_.clickhouse.replicas);
     return t;
   }
 
@@ -154,7 +162,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     // leader_flapping: every `period` of the window the leaders move again.
     if (sim_.now() >= f.at + f.duration) return;
     const bool controlled = spec.params.value("controlled", true);
-    for (const int p : fault_partitions(spec.params, partitions_)) kafka_.change_leader(p, controlled, sim::Time{});
+    for (const int p : fault_partitions(spec.params, partitions_))
+      kafka_.change_leader(p, controlled, sim::Time{});
     producer_.run_sender();
     const auto period = sim::parse_duration(spec.params.value("period", std::string("20s")));
     sim_.schedule_in(period ? *period : sim::Time::seconds(20), id_, kFlap, index);
@@ -165,9 +174,11 @@ class Run final : public sim::Component, public broker::ClusterListener {
     if (k == "leader_change") {
       const bool controlled = spec.params.value("controlled", true);
       const sim::Time window =
-          f.duration.us > 0 ? f.duration : (controlled ? sim::Time{} : config_.kafka.broker_session_timeout);
+          f.duration.us > 0 ? f.duration
+                            : (controlled ? sim::Time{} : config_.kafka.broker_session_timeout);
       open_window(window);
-      for (const int p : fault_partitions(spec.params, partitions_)) kafka_.change_leader(p, controlled, f.duration);
+      for (const int p : fault_partitions(spec.params, partitions_))
+        kafka_.change_leader(p, controlled, f.duration);
       producer_.run_sender();
     } else if (k == "leader_flapping") {
       open_window(f.duration);
@@ -196,15 +207,17 @@ class Run final : public sim::Component, public broker::ClusterListener {
     } else if (k == "insert_timeout") {
       // The server hangs for the window (at least past the client timeout).
       const sim::Time window =
-          f.duration.us > 0 ? f.duration
-                            : sim::Time::seconds(config_.connector.timeout_seconds) + sim::Time::seconds(10);
+          f.duration.us > 0
+              ? f.duration
+              : sim::Time::seconds(config_.connector.timeout_seconds) + sim::Time::seconds(10);
       // Without a target the whole table hangs; with "replica-N" only the
       // inserts routed to that replica (the others go on).
       table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0),
                    f.target.empty() ? -1 : target_index(f.target));
     } else if (k == "keeper_backlog") {
-      keeper_.set_degradation(sim_.now(), spec.params.value("capacity_factor", 0.25),
-                              static_cast<double>(spec.params.value("extra_ops_per_s", std::int64_t{0})));
+      keeper_.set_degradation(
+          sim_.now(), spec.params.value("capacity_factor", 0.25),
+          static_cast<double>(spec.params.value("extra_ops_per_s", std::int64_t{0})));
     } else if (k == "keeper_election") {
       // No leader for the window (Raft election timeout 1-2 s by default).
       const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(2);
@@ -212,13 +225,15 @@ class Run final : public sim::Component, public broker::ClusterListener {
     } else if (k == "replica_crash") {
       // The server process (or host, with "hang") is down for the window.
       const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(60);
-      table_.crash_replica(target_index(f.target), sim_.now() + window, spec.params.value("hang", false));
+      table_.crash_replica(target_index(f.target), sim_.now() + window,
+                           spec.params.value("hang", false));
     } else if (k == "keeper_session_loss") {
       // The replica's Keeper session expired: read-only for the window (by
       // default one zookeeper_session_expiration_check_period).
-      const sim::Time window = f.duration.us > 0
-                                   ? f.duration
-                                   : sim::Time::seconds(config_.clickhouse.zookeeper_session_expiration_check_period);
+      const sim::Time window =
+          f.duration.us > 0
+              ? f.duration
+              : sim::Time::seconds(config_.clickhouse.zookeeper_session_expiration_check_period);
       table_.lose_session(target_index(f.target), sim_.now() + window);
     } else if (k == "state_wipe") {
       cluster_.wipe_keeper_map_state();
@@ -233,7 +248,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     if (f.duration.us > 0) text += " for " + sim::format_duration(f.duration);
     for (const auto& [k, v] : spec.params.items()) text += ", " + k + "=" + v.dump();
     t.story(sim_.now(), "faults", spec.kind, text, {{"target", f.target}});
-    if (f.duration.us > 0) t.span(sim_.now(), f.duration, "faults", spec.kind, {{"target", f.target}});
+    if (f.duration.us > 0)
+      t.span(sim_.now(), f.duration, "faults", spec.kind, {{"target", f.target}});
   }
 
   void end_fault(const sim::FaultSpec& spec) {
@@ -265,12 +281,14 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["insert_latency_p99_ms"] = table_.insert_latency_histogram().percentile(0.99) / 1000.0;
     v["replication_lag_p99_ms"] = table_.replication_lag_histogram().percentile(0.99) / 1000.0;
     for (int a = 0; a < static_cast<int>(clickhouse::QueryStatus::COUNT); ++a) {
-      v["insert_answers." + std::string(clickhouse::to_string(static_cast<clickhouse::QueryStatus>(a)))] =
+      v["insert_answers." +
+        std::string(clickhouse::to_string(static_cast<clickhouse::QueryStatus>(a)))] =
           static_cast<double>(t.answers[a]);
     }
     v["keeper_map_queries"] = static_cast<double>(t.keeper_map_queries);
     v["keeper_map_failures"] = static_cast<double>(t.keeper_map_failures);
     v["redeliveries"] = static_cast<double>(cluster_.counters().redeliveries);
+    v["poll_timeouts"] = static_cast<double>(cluster_.counters().poll_timeouts);
     v["insert_keeper_retries"] = static_cast<double>(t.keeper_retries);
     v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
   }
@@ -281,7 +299,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     max_lag_ = std::max(max_lag_, lag);
     if (auto* t = sim_.trace(); t && t->detail_at(sim_.now())) {
       const std::string partition = "partition-" + std::to_string(p);
-      t->instant(sim_.now(), "producer", "append", {{"partition", p}, {"high_watermark", log.high_watermark()}});
+      t->instant(sim_.now(), "producer", "append",
+                 {{"partition", p}, {"high_watermark", log.high_watermark()}});
       t->counter(sim_.now(), partition, "lag_records", static_cast<double>(lag));
     }
     cluster_.on_data(p);
@@ -291,17 +310,19 @@ class Run final : public sim::Component, public broker::ClusterListener {
     const ledger::Settlement s = ledger_.settle(sim_.trace() ? &groups_ : nullptr);
     std::map<std::string, double> v;
     v["records_produced"] = static_cast<double>(s.produced);
-    v["kafka_records"] =
-        static_cast<double>(kafka_.counters().appended_records - kafka_.counters().truncated_records);
+    v["kafka_records"] = static_cast<double>(kafka_.counters().appended_records -
+                                             kafka_.counters().truncated_records);
     v["clickhouse_rows"] = static_cast<double>(s.rows);
     v["duplicate_rows"] = static_cast<double>(s.duplicate_rows);
     for (int e = 0; e < static_cast<int>(ledger::EntryPoint::COUNT); ++e) {
-      v["duplicate_rows_by_entry." + std::string(ledger::to_string(static_cast<ledger::EntryPoint>(e)))] =
+      v["duplicate_rows_by_entry." +
+        std::string(ledger::to_string(static_cast<ledger::EntryPoint>(e)))] =
           static_cast<double>(s.duplicates_by_entry[static_cast<std::size_t>(e)]);
     }
     v["lost_records"] = static_cast<double>(s.lost);
     for (int c = 0; c < static_cast<int>(ledger::LossCause::COUNT); ++c) {
-      v["lost_records_by_cause." + std::string(ledger::to_string(static_cast<ledger::LossCause>(c)))] =
+      v["lost_records_by_cause." +
+        std::string(ledger::to_string(static_cast<ledger::LossCause>(c)))] =
           static_cast<double>(s.lost_by_cause[static_cast<std::size_t>(c)]);
     }
     v["pending_records"] = static_cast<double>(s.pending);
@@ -330,7 +351,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     // different partitions (clickhouse.partition_by = insert_day) stay. A
     // plain MergeTree folds nothing.
     v["final_duplicate_rows"] = static_cast<double>(
-        config_.clickhouse.engine == "ReplacingMergeTree" ? s.final_duplicate_rows : s.duplicate_rows);
+        config_.clickhouse.engine == "ReplacingMergeTree" ? s.final_duplicate_rows
+                                                          : s.duplicate_rows);
     v["producer_retried_records"] = static_cast<double>(producer_.counters().retried_records);
     v["producer_failed_records"] = static_cast<double>(producer_.counters().failed_records);
     v["producer_expired_records"] = static_cast<double>(producer_.counters().expired_records);
@@ -338,7 +360,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["retry_table_records"] = static_cast<double>(app_.retry_table_records());
     v["leader_elections"] = static_cast<double>(kafka_.counters().leader_elections);
     v["kafka_truncated_records"] = static_cast<double>(kafka_.counters().truncated_records);
-    for (const auto& kind : fault_kinds()) v["faults_fired." + kind] = static_cast<double>(faults_fired_[kind]);
+    for (const auto& kind : fault_kinds())
+      v["faults_fired." + kind] = static_cast<double>(faults_fired_[kind]);
     v["events_processed"] = static_cast<double>(sim_.events_processed());
     episodes_.close(sink_counters_);
     const char* episode_kinds[] = {"crash", "rebalance"};
