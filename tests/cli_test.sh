@@ -16,58 +16,8 @@ PY=/usr/bin/python3
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipesim_cli_test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-passed=0
-failed=0
-
-pass() {
-  passed=$((passed + 1))
-  echo "ok   - $1"
-}
-
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL - $1"
-  shift
-  local line
-  for line in "$@"; do echo "       $line"; done
-}
-
-# run CMD...: runs it with stdout in $OUT, stderr in $ERR and exit code in $RC.
-OUT=$TMP/stdout
-ERR=$TMP/stderr
-RC=0
-run() {
-  "$@" >"$OUT" 2>"$ERR" </dev/null
-  RC=$?
-}
-# run_stdin INPUT CMD...: the same with INPUT on stdin.
-run_stdin() {
-  local input=$1
-  shift
-  printf '%s' "$input" | "$@" >"$OUT" 2>"$ERR"
-  RC=$?
-}
-
-show() {
-  echo "rc=$RC"
-  echo "stdout: $(head -c 400 "$OUT")"
-  echo "stderr: $(head -c 400 "$ERR")"
-}
-
-# expect_rc NAME CODE: checks the last run's exit code.
-expect_rc() {
-  if [ "$RC" -eq "$2" ]; then pass "$1: exit $2"; else fail "$1: exit $2" "$(show)"; fi
-}
-
-# expect_bad NAME EXPECTED_STDERR_SUBSTRING: exit 2, nothing on stdout, message on stderr.
-expect_bad() {
-  local name=$1 want=$2
-  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && grep -qF -- "$want" "$ERR"; then
-    pass "$name: exit 2, stdout empty, stderr names it"
-  else
-    fail "$name: exit 2, stdout empty, stderr contains: $want" "$(show)"
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # expect_stderr_line NAME LINE: the last run's stderr is exactly LINE.
 expect_stderr_line() {
@@ -666,5 +616,4 @@ interrupt_check TERM SIGTERM 143
 
 # ---------------------------------------------------------------------------------------------
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

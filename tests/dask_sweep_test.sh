@@ -22,27 +22,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-passed=0
-failed=0
-pass() {
-  passed=$((passed + 1))
-  echo "ok   - $1"
-}
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL - $1"
-  shift
-  local line
-  for line in "$@"; do echo "       $line"; done
-}
-same_files() {
-  local name=$1 a=$2 b=$3
-  if [ -d "$a" ] && [ -d "$b" ] && [ "$(cd "$a" && ls)" == "$(cd "$b" && ls)" ] && diff -r "$a" "$b" >/dev/null; then
-    pass "$name"
-  else
-    fail "$name" "$(diff -r "$a" "$b" 2>&1 | head -c 400)" "$(tail -n 20 "$TMP/driver.err" 2>/dev/null)"
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 if ! "$PY" -c 'import distributed' 2>/dev/null; then
   fail "python3-distributed is importable by $PY (bash dev test installs it)"
@@ -63,7 +44,8 @@ if [ "$rc" -eq 0 ] && grep -q "8 points in 8 shards, 8 to run on a LocalCluster 
 else
   fail "dask_sweep.py on a LocalCluster: exit $rc" "$(tail -n 20 "$TMP/driver.err")"
 fi
-same_files "dask_sweep.py (LocalCluster): merged files identical to the local sweep" "$TMP/local" "$TMP/dask"
+same_files "dask_sweep.py (LocalCluster): merged files identical to the local sweep" "$TMP/local" "$TMP/dask" \
+  "$(tail -n 20 "$TMP/driver.err" 2>/dev/null)"
 if [ ! -e "$TMP/dask.shards" ]; then pass "dask_sweep.py removes the shards after the merge"
 else fail "dask_sweep.py removes the shards after the merge"; fi
 
@@ -86,7 +68,7 @@ else
   fail "dask_sweep.py --scheduler '$ADDRESS': exit $rc" "$(tail -n 20 "$TMP/driver.err")" "$(tail -n 5 "$TMP/scheduler.log" 2>/dev/null)"
 fi
 same_files "dask_sweep.py (scheduler, 3 shards, --per-seed): merged files identical to the local sweep" \
-  "$TMP/local_ps" "$TMP/sched"
+  "$TMP/local_ps" "$TMP/sched" "$(tail -n 20 "$TMP/driver.err" 2>/dev/null)"
 
 # A bad grid fails before anything is submitted, with pipesim's message and exit code.
 echo '{"connect.max.poll.records": [0]}' >"$TMP/bad.json"
@@ -98,5 +80,4 @@ else
   fail "dask_sweep.py with a bad grid: exit $rc" "$(cat "$TMP/bad.err")"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

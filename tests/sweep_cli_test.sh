@@ -17,53 +17,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipesim_sweep_test.XXXXXX")
 BG=""
 trap '[ -n "$BG" ] && kill -9 "$BG" 2>/dev/null; rm -rf "$TMP"' EXIT
 
-passed=0
-failed=0
-pass() {
-  passed=$((passed + 1))
-  echo "ok   - $1"
-}
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL - $1"
-  shift
-  local line
-  for line in "$@"; do echo "       $line"; done
-}
-
-OUT=$TMP/stdout
-ERR=$TMP/stderr
-RC=0
-run() {
-  "$@" >"$OUT" 2>"$ERR" </dev/null
-  RC=$?
-}
-show() {
-  echo "rc=$RC"
-  echo "stdout: $(head -c 400 "$OUT")"
-  echo "stderr: $(head -c 600 "$ERR")"
-}
-expect_ok() {
-  if [ "$RC" -eq 0 ]; then pass "$1"; else fail "$1" "$(show)"; fi
-}
-# expect_bad NAME SUBSTRING: exit 2, nothing on stdout, SUBSTRING on stderr.
-expect_bad() {
-  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && grep -qF -- "$2" "$ERR"; then
-    pass "$1: exit 2, names it"
-  else
-    fail "$1: exit 2, stderr contains: $2" "$(show)"
-  fi
-}
-# same_files NAME DIR_A DIR_B: both hold the same file names with the same bytes.
-same_files() {
-  local name=$1 a=$2 b=$3
-  if [ "$(cd "$a" && ls)" == "$(cd "$b" && ls)" ] && diff -r "$a" "$b" >/dev/null; then
-    pass "$name"
-  else
-    fail "$name" "files: $(cd "$a" && ls | tr '\n' ' ') vs $(cd "$b" && ls | tr '\n' ' ')" \
-         "$(diff -r "$a" "$b" 2>&1 | head -c 400)"
-  fi
-}
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
 
 # A small, fast sweep: 2 x 3 = 6 points, 1 h simulated at 20 M records/day.
 cat >"$TMP/grid.json" <<'JSON'
@@ -279,5 +234,4 @@ else
   fail "slurm_sweep.sh submit" "$first" "$second" "$(cat "$ERR")"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
