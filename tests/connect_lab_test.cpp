@@ -192,5 +192,34 @@ TEST(ConnectLab, PutWithinMaxPollIntervalKeepsTheMember) {
   EXPECT_EQ(m["clickhouse_rows"], 10);
 }
 
+// Another task takes over after a poll timeout. 3 partitions over 2 tasks
+// (RangeAssignor: task-0 reads p0 and p1, task-1 reads p2); every insert
+// takes 2 s and a put() inserts its partitions one after the other, so
+// task-0's first put (p0 then p1, from 0.5 s) lasts ~4 s and its poll
+// timeout (3 s) expires at 3.5 s. Nothing of p0/p1 was committed (the first
+// commit is due at 60 s), so task-1 reads them from offset 0; its in-memory
+// state has no record for them and the dedup window is 0, so whatever
+// task-0 had inserted is inserted again. task-1's put now covers three
+// partitions (~6 s) and outlives the interval in turn: the two tasks take
+// the partitions from each other until the records stop (a rebalance storm).
+// Expectations by argument, not by count: at least two poll timeouts;
+// duplicates, all of them replays; nothing lost.
+TEST(ConnectLab, PutOutlivingMaxPollIntervalLetsAnotherTaskReplayWithoutDedup) {
+  const Lab m("put_outlives_max_poll_interval_takeover.json");
+  EXPECT_GE(m["poll_timeouts"], 2);
+  EXPECT_GT(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], m["duplicate_rows"]);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], m["records_produced"] + m["duplicate_rows"]);
+  // With the default interval (5 min) nobody leaves and, without faults,
+  // nothing is read twice.
+  const Lab calm("put_outlives_max_poll_interval_takeover.json",
+                 {"connect.max.poll.interval.ms=300000"});
+  EXPECT_EQ(calm["poll_timeouts"], 0);
+  EXPECT_EQ(calm["duplicate_rows"], 0);
+  EXPECT_EQ(calm["clickhouse_rows"], calm["records_produced"]);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline
