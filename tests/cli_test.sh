@@ -585,19 +585,29 @@ caught_mask() {
 }
 
 interrupt_check() {  # interrupt_check SIGNAL NAME EXIT_CODE
-  local sig=$1 name=$2 code=$3 pid i
+  local sig=$1 name=$2 code=$3 pid i exe
+  exe=$(readlink -f "$PIPESIM")
   rm -rf "$TMP/intr" && mkdir "$TMP/intr"
   # 100,000 seeds of the baseline day: hours of work, certain to be running when the signal comes.
   "$PIPESIM" run --seeds 100000 --threads 2 --format json --out "$TMP/intr/result.json" \
     >"$OUT" 2>"$ERR" </dev/null &
   pid=$!
-  # Wait (up to 60 s) until pipesim has installed its handlers for SIGINT (bit 1) and SIGTERM
-  # (bit 14), so the signal reaches the handler, not the default action.
+  # Wait (up to 60 s) until the process is pipesim (not the forked shell before its exec,
+  # whose own SIGINT/SIGTERM handlers would match too: a signal sent then was lost, and the
+  # background pipesim, started with SIGINT ignored, ran on) and has installed its handlers
+  # for both SIGINT (bit 1) and SIGTERM (bit 14).
   for ((i = 0; i < 600; i++)); do
-    (($(caught_mask "$pid") & 0x4002)) && break
+    [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" == "$exe" ] &&
+      (((($(caught_mask "$pid") & 0x4002)) == 0x4002)) && break
     sleep 0.1
   done
   kill -s "$sig" "$pid"
+  # A run that ignores the signal must fail the test, not hang it: 120 s, then kill -9.
+  for ((i = 0; i < 1200; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
   wait "$pid"
   RC=$?
   if [ "$RC" -eq "$code" ] && [ "$(cat "$ERR")" == "pipesim: interrupted ($name), no result written" ] && [ ! -s "$OUT" ]; then
