@@ -94,6 +94,14 @@ void WorkerSinkTask::revoke() {
   // onPartitionsRevoked: preCommit, then a synchronous commit of the revoked
   // partitions. A batch waiting for redelivery was not put, so not committed.
   commit_offsets();
+  drop_partitions();
+  listener_.task_joined(index_);
+}
+
+// The partitions are gone (revoked or lost): what was read of them, a batch
+// waiting for redelivery and a pending wake-up go with them; the task waits
+// for its next assignment.
+void WorkerSinkTask::drop_partitions() {
   partitions_.clear();
   position_.clear();
   put_position_.clear();
@@ -102,7 +110,6 @@ void WorkerSinkTask::revoke() {
   waiting_for_data_ = false;
   ++wait_generation_;
   joining_ = true;
-  listener_.task_joined(index_);
 }
 
 void WorkerSinkTask::assign(std::vector<int> partitions) {
@@ -280,14 +287,7 @@ void WorkerSinkTask::poll_timeout() {
 // generation is no longer valid) and the consumer joins again.
 void WorkerSinkTask::rejoin_after_poll_timeout() {
   left_group_ = false;
-  partitions_.clear();
-  position_.clear();
-  put_position_.clear();
-  batch_.clear();
-  paused_for_redelivery_ = false;
-  waiting_for_data_ = false;
-  ++wait_generation_;
-  joining_ = true;
+  drop_partitions();
   listener_.task_started(index_);  // a join request, as a new instance's
 }
 

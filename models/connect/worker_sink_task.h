@@ -128,6 +128,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   bool poll(std::vector<sink::PartitionBatch>& out);
   void wait_for_data();
   void revoke();
+  void drop_partitions();
   void stop_and_restart(bool commit);
   void go_down(TaskStatus status);
   void after_put();
