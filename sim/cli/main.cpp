@@ -2,9 +2,8 @@
 // producer -> Kafka -> Kafka Connect (ClickHouse sink) -> ClickHouse + Keeper.
 #include <algorithm>
 #include <cstdio>
-#include <iterator>
-#include <string>
 #include <iostream>
+#include <string>
 
 #include "sim/cli/commands.h"
 
@@ -26,12 +25,14 @@ int main(int argc, char** argv) {
   // CLI11 reports a misspelt subcommand as "A subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {
     const std::string first = argv[1];
-    static const char* kSubcommands[] = {"run", "validate", "decide", "compare", "check",
-                                          "lint", "explain", "trace", "sweep", "merge"};
-    if (std::none_of(std::begin(kSubcommands), std::end(kSubcommands),
-                     [&](const char* s) { return first == s; })) {
-      std::cerr << "pipesim: unknown subcommand \"" << first
-                << "\" (expected run, validate, decide, compare, check, lint, explain, trace, sweep or merge)\n(run 'pipesim --help' for usage)\n";
+    const auto known = app.get_subcommands([](CLI::App*) { return true; });  // registration order
+    if (std::none_of(known.begin(), known.end(), [&](const CLI::App* s) { return s->get_name() == first; })) {
+      std::string expected;
+      for (std::size_t i = 0; i < known.size(); ++i) {
+        expected += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + known[i]->get_name();
+      }
+      std::cerr << "pipesim: unknown subcommand \"" << first << "\" (expected " << expected
+                << ")\n(run 'pipesim --help' for usage)\n";
       return 2;
     }
   }
