@@ -156,6 +156,53 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
   return r;
 }
 
+std::int64_t KafkaCluster::append_direct(int partition, std::int64_t first_id, std::int64_t count,
+                                        std::int64_t producer_id, int epoch,
+                                        std::int64_t base_sequence, sim::Time created, sim::Time at) {
+  const auto index = static_cast<std::size_t>(partition);
+  Partition& p = partitions_[index];
+  PartitionLog& log = logs_[index];
+  PIPESIM_INVARIANT(p.leader >= 0 && alive(p.leader), "a direct append without a live leader");
+  const sim::Time half{options_.replication_latency.us / 2};
+  while (!p.recent.empty() && p.recent.front().first + half <= at) p.recent.pop_front();
+  p.recent.emplace_back(at, log.log_end_offset());
+  const std::int64_t base = log.append(first_id, count, ledger::CopyCause::ORIGINAL, at);
+  if (producer_id >= 0) {
+    p.producers.on_append(producer_id, epoch, base_sequence, base_sequence + count - 1, base, created);
+  }
+  counters_.appended_records += count;
+  return base;
+}
+
+void KafkaCluster::expose_direct(int partition, std::int64_t end_offset) {
+  logs_[static_cast<std::size_t>(partition)].advance_high_watermark(end_offset);
+}
+
+bool KafkaCluster::healthy() const {
+  for (std::size_t b = 0; b < alive_.size(); ++b) {
+    if (!alive_[b] || fenced_[b]) return false;
+  }
+  for (const auto& p : partitions_) {
+    if (p.leader < 0 || p.hung || p.stepped_down >= 0 || p.election_due != sim::Time::max()) return false;
+    if (std::find(p.in_isr.begin(), p.in_isr.end(), 0) != p.in_isr.end()) return false;
+  }
+  return true;
+}
+
+sim::Time KafkaCluster::next_planned_change() const {
+  sim::Time t = balance_scheduled_ ? balance_due_ : sim::Time::max();
+  for (const auto& p : partitions_) t = std::min(t, p.election_due);
+  for (std::size_t b = 0; b < alive_.size(); ++b) {
+    t = std::min({t, shrink_due_[b], fence_due_[b], restart_due_[b]});
+  }
+  return t;
+}
+
+sim::Time KafkaCluster::replication_time(int partition) const {
+  const Partition& p = partitions_[static_cast<std::size_t>(partition)];
+  return isr_size(p) > 1 ? options_.replication_latency : sim::Time{};
+}
+
 void KafkaCluster::replicated(int partition, std::int64_t end_offset, std::uint32_t leader_epoch) {
   const auto index = static_cast<std::size_t>(partition);
   const Partition& p = partitions_[index];
@@ -210,6 +257,7 @@ void KafkaCluster::elect(std::size_t index, int slot, bool unclean) {
   }
   ++counters_.leader_elections;
   update_high_watermark(index);
+  if (listener_) listener_->leader_elected(static_cast<int>(index));
   schedule_balance();
 }
 
@@ -236,6 +284,7 @@ void KafkaCluster::crash_broker(int broker, sim::Time down_for) {
   sim_.schedule(fence_due_[b], id_, kFence, static_cast<std::uint32_t>(broker));
   restart_due_[b] = now + down_for;
   sim_.schedule(restart_due_[b], id_, kRestart, static_cast<std::uint32_t>(broker));
+  if (listener_) listener_->change_planned(std::min(fence_due_[b], shrink_due_[b]));
 }
 
 void KafkaCluster::shrink_isr(int broker) {
@@ -308,6 +357,7 @@ void KafkaCluster::change_leader(int partition, bool controlled, sim::Time windo
     p.stepped_down = old;
     p.election_due = sim_.now() + (window.us > 0 ? window : options_.broker_session_timeout);
     sim_.schedule(p.election_due, id_, kElection, static_cast<std::uint32_t>(partition));
+    if (listener_) listener_->change_planned(p.election_due);
     return;
   }
   bool unclean = false;
@@ -324,6 +374,7 @@ void KafkaCluster::change_leader(int partition, bool controlled, sim::Time windo
   if (listener_) listener_->leadership_moved(partition, old);
   p.election_due = sim_.now() + window;
   sim_.schedule(p.election_due, id_, kElection, static_cast<std::uint32_t>(partition));
+  if (listener_) listener_->change_planned(p.election_due);
 }
 
 void KafkaCluster::retention_check() {
@@ -349,11 +400,14 @@ void KafkaCluster::schedule_balance() {
   });
   if (!imbalanced) return;
   balance_scheduled_ = true;
-  sim_.schedule_in(sim::Time::seconds(options_.leader_imbalance_check_interval_seconds), id_, kBalance);
+  balance_due_ = sim_.now() + sim::Time::seconds(options_.leader_imbalance_check_interval_seconds);
+  sim_.schedule(balance_due_, id_, kBalance);
+  if (listener_) listener_->change_planned(balance_due_);
 }
 
 void KafkaCluster::balance_leaders() {
   balance_scheduled_ = false;
+  balance_due_ = sim::Time::max();
   if (listener_) listener_->before_change();
   // ReplicationControlManager.maybeBalancePartitionLeaders: a PREFERRED
   // election, which succeeds when the preferred replica is live and in the ISR.
@@ -373,15 +427,18 @@ void KafkaCluster::handle(const sim::Event& event) {
   switch (event.type) {
     case kIsrShrink:
       if (shrink_due_[b] != now) return;
+      shrink_due_[b] = sim::Time::max();
       if (listener_) listener_->before_change();
       shrink_isr(static_cast<int>(b));
       return;
     case kFence:
       if (fence_due_[b] != now) return;
+      fence_due_[b] = sim::Time::max();
       fence(static_cast<int>(b));
       return;
     case kRestart:
       if (restart_due_[b] != now) return;
+      restart_due_[b] = sim::Time::max();
       restart(static_cast<int>(b));
       return;
     case kElection: {

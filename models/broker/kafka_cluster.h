@@ -89,6 +89,11 @@ class ClusterListener {
   virtual void isr_shrunk(int partition) = 0;
   // The high watermark moved: consumers may read more.
   virtual void records_visible(int partition) = 0;
+  // A (new) leader leads the partition: consumers fetch from it.
+  virtual void leader_elected(int partition) = 0;
+  // The controller will change leaderships at `at` by itself (a preferred
+  // election, a fence, an election window's end).
+  virtual void change_planned(sim::Time at) = 0;
   // Offsets >= new_end were removed by a failover (`removed`: what they held).
   virtual void log_truncated(int partition, std::int64_t new_end, const std::vector<IdPiece>& removed) = 0;
 };
@@ -114,6 +119,7 @@ class KafkaCluster final : public sim::Component {
   [[nodiscard]] int leader(int partition) const { return partitions_[static_cast<std::size_t>(partition)].leader; }
   [[nodiscard]] bool alive(int broker) const { return alive_[static_cast<std::size_t>(broker)]; }
   [[nodiscard]] int brokers() const { return static_cast<int>(alive_.size()); }
+  [[nodiscard]] int partition_count() const { return static_cast<int>(partitions_.size()); }
   [[nodiscard]] std::uint32_t leader_epoch(int partition) const {
     return partitions_[static_cast<std::size_t>(partition)].leader_epoch;
   }
@@ -125,6 +131,22 @@ class KafkaCluster final : public sim::Component {
   // The ISR reported an append up to `end_offset` (epoch unchanged): the
   // high watermark moves.
   void replicated(int partition, std::int64_t end_offset, std::uint32_t leader_epoch);
+
+  // The healthy producer's direct feed (direct_feed.h): records appended by
+  // the leader at `at` without a request, and registered in its producer
+  // state (producer_id -1: not idempotent). Returns the base offset.
+  std::int64_t append_direct(int partition, std::int64_t first_id, std::int64_t count,
+                             std::int64_t producer_id, int epoch, std::int64_t base_sequence,
+                             sim::Time created, sim::Time at);
+  // ... and the ISR reported them up to `end_offset`.
+  void expose_direct(int partition, std::int64_t end_offset);
+  // Every broker up, every partition led by a live broker with its whole
+  // replica set in the ISR, no election window.
+  [[nodiscard]] bool healthy() const;
+  // The earliest leadership change the controller has planned (Time::max(): none).
+  [[nodiscard]] sim::Time next_planned_change() const;
+  // How long the ISR takes to have an append of the partition (0: the leader alone).
+  [[nodiscard]] sim::Time replication_time(int partition) const;
 
   // broker_crash fault: the broker is down for `down_for`.
   void crash_broker(int broker, sim::Time down_for);
@@ -190,6 +212,7 @@ class KafkaCluster final : public sim::Component {
   std::int64_t next_producer_id_ = 1000;
   sim::Time horizon_{};
   bool balance_scheduled_ = false;
+  sim::Time balance_due_ = sim::Time::max();
   ClusterCounters counters_;
   std::vector<IdPiece> scratch_;
 };

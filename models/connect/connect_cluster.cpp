@@ -9,7 +9,7 @@ namespace pipesim::connect {
 ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& connect,
                                const OperatorOptions& operator_options,
                                const std::string& connector_name, int partitions,
-                               const std::vector<broker::PartitionLog>& logs,
+                               const FetchSettings& fetch, LogView& view,
                                const sink::SinkDependencies& deps, bool exactly_once,
                                std::uint64_t seed)
     : sim_(sim),
@@ -30,8 +30,8 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
       in_memory_states_.push_back(std::make_unique<sink::SinkStateStore>(partitions, false));
       state = in_memory_states_.back().get();
     }
-    tasks_.push_back(std::make_unique<WorkerSinkTask>(sim, t, connect, group_, logs, deps, state,
-                                                      counters_, *this));
+    tasks_.push_back(std::make_unique<WorkerSinkTask>(sim, t, connect, fetch, group_, view, deps,
+                                                      state, counters_, *this));
     worker_of_.push_back(t % static_cast<int>(connect.workers));
   }
   member_.assign(tasks_.size(), false);
@@ -129,6 +129,10 @@ void ConnectCluster::task_left(int t) {
 
 void ConnectCluster::on_data(int partition) {
   if (WorkerSinkTask* t = owner_[static_cast<std::size_t>(partition)]) t->on_data(partition);
+}
+
+void ConnectCluster::on_leader(int partition) {
+  if (WorkerSinkTask* t = owner_[static_cast<std::size_t>(partition)]) t->on_leader(partition);
 }
 
 void ConnectCluster::on_log_truncated(int partition, std::int64_t end_offset) {

@@ -36,7 +36,7 @@ class ConnectCluster final : public sim::Component, public TaskListener {
  public:
   ConnectCluster(sim::Simulation& sim, const ConnectOptions& connect,
                  const OperatorOptions& operator_options, const std::string& connector_name,
-                 int partitions, const std::vector<broker::PartitionLog>& logs,
+                 int partitions, const FetchSettings& fetch, LogView& view,
                  const sink::SinkDependencies& deps, bool exactly_once, std::uint64_t seed);
 
   void start();
@@ -49,8 +49,10 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   void rebalance(std::int64_t max_poll_records);
   // state_wipe fault: the KeeperMap table is recreated empty.
   void wipe_keeper_map_state() { keeper_map_state_.reset_all(); }
-  // New records on partition p: wake the task that owns it.
+  // Partition p's high watermark moved: the task that owns it may be answered.
   void on_data(int partition);
+  // Partition p has a new leader.
+  void on_leader(int partition);
   // An unclean leader election cut partition p's log below what was read.
   void on_log_truncated(int partition, std::int64_t end_offset);
 

@@ -19,7 +19,11 @@ struct ConnectOptions {
   sim::Time session_timeout = sim::Time::millis(45000);
   sim::Time heartbeat_interval = sim::Time::millis(3000);
   sim::Time max_poll_interval = sim::Time::millis(300000);
+  // KafkaConsumer 3.7 fetch properties of the tasks' consumers.
   sim::Time fetch_max_wait = sim::Time::millis(500);
+  std::int64_t fetch_min_bytes = 1;
+  std::int64_t max_partition_fetch_bytes = 1048576;
+  std::int64_t fetch_max_bytes = 52428800;
   sim::Time worker_session_timeout = sim::Time::millis(10000);  // worker group (session.timeout.ms of the worker)
   sim::Time scheduled_rebalance_max_delay = sim::Time::millis(300000);
   sim::Time task_shutdown_graceful_timeout = sim::Time::millis(5000);
@@ -46,8 +50,18 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
            "consumer heartbeat period");
   v.millis("max.poll.interval.ms", o.max_poll_interval, 1, 2147483647,
            "a put() longer than this makes the consumer leave the group");
+  v.alias("consumer.fetch.max.wait.ms", "fetch.max.wait.ms");
   v.millis("fetch.max.wait.ms", o.fetch_max_wait, 0, 2147483647,
-           "an empty fetch waits this long for data");
+           "a fetch waits at the broker this long for fetch.min.bytes");
+  v.alias("consumer.fetch.min.bytes", "fetch.min.bytes");
+  v.integer("fetch.min.bytes", o.fetch_min_bytes, 0, 2147483647,
+            "the broker answers a fetch once this much is readable (or after fetch.max.wait.ms)");
+  v.alias("consumer.max.partition.fetch.bytes", "max.partition.fetch.bytes");
+  v.integer("max.partition.fetch.bytes", o.max_partition_fetch_bytes, 0, 2147483647,
+            "most bytes a fetch returns per partition (at least one record)");
+  v.alias("consumer.fetch.max.bytes", "fetch.max.bytes");
+  v.integer("fetch.max.bytes", o.fetch_max_bytes, 0, 2147483647,
+            "most bytes a fetch response holds (at least one record)");
   v.millis("worker.session.timeout.ms", o.worker_session_timeout, 1, 2147483647,
            "Connect worker group session timeout (the worker's session.timeout.ms)");
   v.millis("scheduled.rebalance.max.delay.ms", o.scheduled_rebalance_max_delay, 0, 2147483647,
@@ -59,13 +73,12 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
   v.duration("worker_restart_delay", o.worker_restart_delay, sim::Time::micros(0),
              sim::Time::days(30), "model: a killed worker process is back after this");
   v.duration("fetch_latency", o.fetch_latency, sim::Time::micros(1), sim::Time::minutes(1),
-             "model: consumer fetch round trip");
+             "model: consumer fetch round trip (the broker answers, then the response takes this)");
   v.ignored({"bootstrap.servers", "group.id", "key.converter", "value.converter",
              "key.converter.schemas.enable", "value.converter.schemas.enable",
              "offset.storage.topic", "config.storage.topic", "status.storage.topic",
              "plugin.path", "connect.protocol", "partition.assignment.strategy",
-             "auto.offset.reset", "fetch.min.bytes", "max.partition.fetch.bytes",
-             "rest.port", "listeners"});
+             "auto.offset.reset", "rest.port", "listeners"});
   v.finish();
 }
 

@@ -3,6 +3,7 @@
 // partition assignment of the consumer's default eager RangeAssignor.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +18,13 @@ class ConsumerGroup {
       : committed_(static_cast<std::size_t>(partitions), 0),
         committed_at_(static_cast<std::size_t>(partitions)),
         delivered_(static_cast<std::size_t>(partitions), 0) {}
+
+  // The largest lag seen (high watermark - committed offset): it peaks just
+  // before a commit, so the committing task reports the high watermark then.
+  void note_high_watermark(int p, std::int64_t hw) {
+    max_lag_ = std::max(max_lag_, hw - committed(p));
+  }
+  [[nodiscard]] std::int64_t max_lag() const { return max_lag_; }
 
   // auto.offset.reset=earliest: a partition without a commit starts at 0.
   [[nodiscard]] std::int64_t committed(int p) const { return committed_[static_cast<std::size_t>(p)]; }
@@ -43,6 +51,7 @@ class ConsumerGroup {
   std::vector<std::int64_t> committed_;
   std::vector<sim::Time> committed_at_;
   std::vector<std::int64_t> delivered_;
+  std::int64_t max_lag_ = 0;
 };
 
 }  // namespace pipesim::connect

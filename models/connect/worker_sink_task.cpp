@@ -7,7 +7,7 @@
 namespace pipesim::connect {
 
 WorkerSinkTask::WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOptions& options,
-                               ConsumerGroup& group, const std::vector<broker::PartitionLog>& logs,
+                               const FetchSettings& fetch, ConsumerGroup& group, LogView& view,
                                const sink::SinkDependencies& deps, sink::SinkStateStore* state,
                                TaskCounters& counters, TaskListener& listener)
     : sim_(sim),
@@ -15,7 +15,8 @@ WorkerSinkTask::WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOpt
       name_("task-" + std::to_string(index)),
       options_(options),
       group_(group),
-      logs_(logs),
+      view_(view),
+      fetcher_(fetch),
       counters_(counters),
       listener_(listener),
       connector_(*this, deps, state),
@@ -41,7 +42,7 @@ void WorkerSinkTask::start_instance() {
   if (next_max_poll_records_ > 0) max_poll_records_ = next_max_poll_records_;
   next_max_poll_records_ = 0;
   partitions_.clear();
-  position_.clear();
+  fetcher_.clear();
   put_position_.clear();
   batch_.clear();
   in_put_ = false;
@@ -52,7 +53,6 @@ void WorkerSinkTask::start_instance() {
   watchdog_pending_ = false;  // the previous instance's died with sim_.crash
   left_group_ = false;
   joining_ = true;
-  cursor_ = 0;
   next_commit_ = sim_.now() + options_.offset_flush_interval;
   connector_.start();
   listener_.task_started(index_);
@@ -71,7 +71,7 @@ void WorkerSinkTask::go_down(TaskStatus status) {
   watchdog_pending_ = false;
   left_group_ = false;
   partitions_.clear();
-  position_.clear();
+  fetcher_.clear();
   put_position_.clear();
 }
 
@@ -103,7 +103,7 @@ void WorkerSinkTask::revoke() {
 // for its next assignment.
 void WorkerSinkTask::drop_partitions() {
   partitions_.clear();
-  position_.clear();
+  fetcher_.clear();
   put_position_.clear();
   batch_.clear();
   paused_for_redelivery_ = false;
@@ -115,14 +115,10 @@ void WorkerSinkTask::drop_partitions() {
 void WorkerSinkTask::assign(std::vector<int> partitions) {
   if (status_ != TaskStatus::RUNNING) return;
   partitions_ = std::move(partitions);
-  position_.clear();
   put_position_.clear();
-  for (const int p : partitions_) {
-    position_.push_back(group_.committed(p));
-    put_position_.push_back(group_.committed(p));
-  }
+  for (const int p : partitions_) put_position_.push_back(group_.committed(p));
+  fetcher_.assign(partitions_, put_position_);
   joining_ = false;
-  cursor_ = 0;
   ready_ = true;
   run_iterations();
 }
@@ -152,14 +148,22 @@ void WorkerSinkTask::on_log_truncated(int partition, std::int64_t end_offset) {
   // seeks back to the divergence point (auto.offset.reset is set).
   const std::size_t slot = slot_of(partition);
   if (slot >= partitions_.size()) return;
-  position_[slot] = std::min(position_[slot], end_offset);
+  fetcher_.seek(partition, end_offset);
   put_position_[slot] = std::min(put_position_[slot], end_offset);
 }
 
-void WorkerSinkTask::on_data(int) {
-  if (status_ != TaskStatus::RUNNING || !waiting_for_data_) return;
-  waiting_for_data_ = false;
-  sim_.schedule_in(options_.fetch_latency, id_, kIterate, ++wait_generation_);
+void WorkerSinkTask::on_data(int partition) {
+  if (status_ != TaskStatus::RUNNING || joining_ || slot_of(partition) >= partitions_.size()) return;
+  // A fetch waiting at the broker for this partition may be answered now.
+  if (fetcher_.on_visible(partition, sim_.now(), view_) && waiting_for_data_) {
+    wait_for_data(fetcher_.next_response(view_));
+  }
+}
+
+void WorkerSinkTask::on_leader(int partition) {
+  if (status_ != TaskStatus::RUNNING || joining_ || slot_of(partition) >= partitions_.size()) return;
+  // A poll blocked without a fetch for it sends one to the new leader now.
+  if (waiting_for_data_) wait_for_data(sim_.now());
 }
 
 void WorkerSinkTask::handle(const sim::Event& event) {
@@ -241,9 +245,10 @@ void WorkerSinkTask::iteration() {
   }
   batch_.clear();
   put_started_ = now;
-  if (!poll(batch_)) {
+  const Fetcher::PollResult polled = poll(batch_);
+  if (!polled.records) {
     listener_.task_caught_up(index_);
-    if (status_ == TaskStatus::RUNNING && !joining_ && !in_put_) wait_for_data();
+    if (status_ == TaskStatus::RUNNING && !joining_ && !in_put_) wait_for_data(polled.wake_at);
     return;
   }
   start_put();
@@ -307,44 +312,24 @@ void WorkerSinkTask::redeliver() {
   start_put();
 }
 
-bool WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
+Fetcher::PollResult WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
   ++counters_.polls;
-  std::int64_t room = max_poll_records_;
-  const std::size_t n = partitions_.size();
-  std::size_t last_used = cursor_;
-  for (std::size_t k = 0; k < n && room > 0; ++k) {
-    const std::size_t slot = (cursor_ + k) % n;
-    const int p = partitions_[slot];
-    const broker::PartitionLog& log = logs_[static_cast<std::size_t>(p)];
-    // auto.offset.reset=earliest: a position that retention deleted moves to the log start.
-    if (position_[slot] < log.log_start_offset()) position_[slot] = log.log_start_offset();
-    // The consumer reads up to the leader's high watermark.
-    const std::int64_t available = log.high_watermark() - position_[slot];
-    if (available <= 0) continue;
-    const std::int64_t take = std::min(available, room);
-    const sink::OffsetRange range{position_[slot], position_[slot] + take - 1};
-    const bool replay = range.min < group_.delivered(p);
-    out.push_back({p, range, replay ? ledger::InsertTag::REPLAY : ledger::InsertTag::NORMAL});
-    group_.note_delivered(p, range.max + 1);
-    position_[slot] += take;
-    room -= take;
-    last_used = slot;
+  const Fetcher::PollResult result = fetcher_.poll(sim_.now(), view_, max_poll_records_, out);
+  for (auto& pb : out) {
+    // Offsets handed to put() before (by any task): a replay.
+    const bool replay = pb.offsets.min < group_.delivered(pb.partition);
+    pb.tag = replay ? ledger::InsertTag::REPLAY : ledger::InsertTag::NORMAL;
+    group_.note_delivered(pb.partition, pb.offsets.max + 1);
   }
-  // The fetch buffer of a partly drained partition is drained first next
-  // time; otherwise the next partition in turn starts (KafkaConsumer's fetch order).
-  if (!out.empty()) {
-    const int p = partitions_[last_used];
-    const bool drained =
-        logs_[static_cast<std::size_t>(p)].high_watermark() == position_[last_used];
-    cursor_ = drained ? (last_used + 1) % n : last_used;
-  }
-  return !out.empty();
+  return result;
 }
 
-void WorkerSinkTask::wait_for_data() {
-  // poll(timeout) blocks until a fetch returns data or the commit is due.
+void WorkerSinkTask::wait_for_data(sim::Time response) {
+  // poll(nextCommit - now) blocks until a fetch response brings records or
+  // the commit is due.
   waiting_for_data_ = true;
-  sim_.schedule(std::max(next_commit_, sim_.now()), id_, kIterate, ++wait_generation_);
+  const sim::Time wake = std::max(std::min(response, next_commit_), sim_.now());
+  sim_.schedule(wake, id_, kIterate, ++wait_generation_);
 }
 
 void WorkerSinkTask::commit_offsets() {
@@ -358,10 +343,11 @@ void WorkerSinkTask::commit_offsets() {
   }
   for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
     const int p = partitions_[slot];
-    PIPESIM_INVARIANT(put_position_[slot] <= position_[slot],
+    PIPESIM_INVARIANT(put_position_[slot] <= fetcher_.position(p),
                       "commit beyond the consumed position");
     PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p),
                       "committed offset would move backwards");
+    group_.note_high_watermark(p, view_.high_watermark(p));
     group_.commit(p, put_position_[slot], sim_.now());
   }
 }
@@ -377,6 +363,7 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
   }
   switch (outcome) {
     case sink::PutOutcome::RETURNED:
+      fetcher_.set_paused(false);
       for (const auto& pb : batch_) {
         const std::size_t slot = slot_of(pb.partition);
         if (slot < partitions_.size())
@@ -387,7 +374,10 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
       listener_.task_progressed(index_);
       break;
     case sink::PutOutcome::RETRIABLE:
+      // WorkerSinkTask.deliverMessages: pause every partition; the consumer
+      // keeps what it has buffered and fetches nothing until the resume.
       paused_for_redelivery_ = true;
+      fetcher_.set_paused(true);
       break;
     case sink::PutOutcome::FAILED:
       ++counters_.failures;

@@ -25,6 +25,7 @@
 #include "models/broker/partition_log.h"
 #include "models/connect/connect_options.h"
 #include "models/connect/consumer_group.h"
+#include "models/connect/fetcher.h"
 #include "models/sink/clickhouse_sink_task.h"
 #include "sim/engine/simulation.h"
 
@@ -65,7 +66,7 @@ class TaskListener {
 class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
  public:
   WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOptions& options,
-                 ConsumerGroup& group, const std::vector<broker::PartitionLog>& logs,
+                 const FetchSettings& fetch, ConsumerGroup& group, LogView& view,
                  const sink::SinkDependencies& deps, sink::SinkStateStore* state,
                  TaskCounters& counters, TaskListener& listener);
 
@@ -93,8 +94,10 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   // waits for the put up to task.shutdown.graceful.timeout.ms, commits, leaves
   // the group; `max_poll_records` > 0 applies to the new instance.
   void restart_gracefully(std::int64_t max_poll_records);
-  // New records were appended to partition p (its leader answers a waiting fetch).
+  // Partition p's high watermark moved (its leader answers a waiting fetch).
   void on_data(int partition);
+  // Partition p has a new leader: a fetch goes to it.
+  void on_leader(int partition);
   // An unclean leader election cut partition p's log below what was read.
   void on_log_truncated(int partition, std::int64_t end_offset);
 
@@ -125,8 +128,8 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void iteration();
   void redeliver();
   void commit_offsets();
-  bool poll(std::vector<sink::PartitionBatch>& out);
-  void wait_for_data();
+  Fetcher::PollResult poll(std::vector<sink::PartitionBatch>& out);
+  void wait_for_data(sim::Time response);
   void revoke();
   void drop_partitions();
   void stop_and_restart(bool commit);
@@ -142,7 +145,8 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   std::string name_;
   ConnectOptions options_;
   ConsumerGroup& group_;
-  const std::vector<broker::PartitionLog>& logs_;
+  LogView& view_;
+  Fetcher fetcher_;
   TaskCounters& counters_;
   TaskListener& listener_;
   sink::ClickHouseSinkTask connector_;
@@ -152,12 +156,10 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   sim::Time down_since_{};
   bool joining_ = false;  // revoked, waiting for an assignment
   std::vector<int> partitions_;
-  std::vector<std::int64_t> position_;      // next offset to fetch, per owned partition
   std::vector<std::int64_t> put_position_;  // just past the last record whose put() returned
   std::int64_t max_poll_records_;
   std::int64_t next_max_poll_records_ = 0;
   sim::Time next_commit_{};
-  std::size_t cursor_ = 0;  // poll starts with this partition (rotating order)
 
   std::vector<sink::PartitionBatch> batch_;
   sim::Time put_started_{};

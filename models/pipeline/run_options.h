@@ -15,6 +15,10 @@ struct RunOptions {
   sim::Time drain = sim::Time::minutes(30);
   std::int64_t seeds = 100;
   std::int64_t first_seed = 1;
+  // Every record's path event by event: no stretch is advanced in aggregate
+  // (the producer's direct feed, the sink's healthy stretches). Slower; the
+  // aggregate is tested against it on the same seeds.
+  bool exact = false;
 };
 
 template <class V, class O>
@@ -25,6 +29,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, RunOption
              "time after `duration` to settle in-flight records (no faults, no new records)");
   v.integer("seeds", o.seeds, 1, 100000000, "seeds of a Monte Carlo run");
   v.integer("first_seed", o.first_seed, 0, 9007199254740991LL, "the first seed");
+  v.boolean("exact", o.exact,
+            "simulate every healthy stretch event by event (no aggregate shortcut; slower)");
   v.finish();
 }
 

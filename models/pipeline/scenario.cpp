@@ -11,10 +11,13 @@
 #include "models/connect/connect_cluster.h"
 #include "models/keeper/keeper.h"
 #include "models/ledger/ledger.h"
+#include "models/pipeline/consumer_view.h"
 #include "models/pipeline/disruption_episodes.h"
 #include "models/pipeline/metrics.h"
+#include "models/pipeline/regime.h"
 #include "models/pipeline/topology.h"
 #include "models/producer/application.h"
+#include "models/producer/direct_feed.h"
 #include "models/producer/producer.h"
 #include "models/sink/sink_counters.h"
 #include "models/workload/workload.h"
@@ -58,15 +61,32 @@ class Run final : public sim::Component, public broker::ClusterListener {
         table_(sim_, c.clickhouse, logs_, ledger_, keeper_, seed),
         workload_(c.workload, partitions_, seed),
         deps_{&c.connector, &table_, &ledger_, &logs_, &sink_counters_},
-        cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_, logs_, deps_,
-                 c.connector.exactly_once, seed),
         kafka_(sim_, c.kafka, logs_, ledger_),
         producer_(sim_, c.producer, c.producer.enable_idempotence, partitions_,
                   c.workload.record_bytes, kafka_, topology_.round_trip("producer", "broker-0"),
                   seed),
-        app_(sim_, c.app, workload_, ledger_, producer_),
+        app_(c.app, workload_, ledger_, producer_),
+        feed_(workload_, ledger_, kafka_, logs_, producer_,
+              sim::Time{topology_.round_trip("producer", "broker-0").us / 2}),
+        view_(sim_, kafka_, logs_, feed_),
+        cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_,
+                 fetch_settings(c), view_, deps_, c.connector.exactly_once, seed),
+        regime_(sim_, c.run.exact, producer_, feed_, kafka_, cluster_),
         id_(sim_.add_component(this)) {
     kafka_.set_listener(this);
+  }
+
+  static connect::FetchSettings fetch_settings(const Config& c) {
+    // Bytes on the wire per record: the value and ~18 bytes of framing
+    // (DefaultRecord); the batch headers are left out.
+    const std::int64_t size = c.workload.record_bytes + 18;
+    connect::FetchSettings f;
+    f.latency = c.connect.fetch_latency;
+    f.max_wait = c.connect.fetch_max_wait;
+    f.min_records = (c.connect.fetch_min_bytes + size - 1) / size;
+    f.max_partition_records = std::max<std::int64_t>(1, c.connect.max_partition_fetch_bytes / size);
+    f.max_response_records = std::max<std::int64_t>(1, c.connect.fetch_max_bytes / size);
+    return f;
   }
 
   void set_trace(sim::Trace* trace) { sim_.set_trace(trace); }
@@ -84,13 +104,19 @@ class Run final : public sim::Component, public broker::ClusterListener {
     cluster_.start();
     kafka_.start(end_of_faults + config_.run.drain);
     app_.start(end_of_faults);
+    regime_.plan(schedule_, config_.faults);
+    regime_.start();
+    sim_.schedule(kHousekeeping, id_, kTidy);
     sim_.run_until(end_of_faults + config_.run.drain);
+    feed_.materialize(sim_.now());
     return collect();
   }
 
   void handle(const sim::Event& e) override {
-    if (e.type == kWindowEnd) {
-      producer_.fault_window(false);
+    if (e.type == kTidy) {
+      // Arrival instants older than a minute are never asked for again.
+      workload_.forget_before(sim_.now() - kHousekeeping);
+      sim_.schedule_in(kHousekeeping, id_, kTidy);
       return;
     }
     const sim::FaultOccurrence& f = schedule_[e.arg];
@@ -115,7 +141,14 @@ class Run final : public sim::Component, public broker::ClusterListener {
   }
 
   // broker::ClusterListener
-  void before_change() override { producer_.run_sender(); }
+  void before_change() override {
+    feed_.materialize(sim_.now());
+    producer_.run_sender();
+  }
+  void leader_elected(int partition) override { cluster_.on_leader(partition); }
+  void change_planned(sim::Time at) override {
+    regime_.producer_window(at - Regime::kProducerPreroll, at);
+  }
   void leadership_moved(int partition, int old_leader) override {
     producer_.leadership_moved(partition, old_leader);
   }
@@ -136,7 +169,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
   }
 
  private:
-  enum EventType : std::uint32_t { kFaultStart = 1, kFaultEnd = 2, kWindowEnd = 3, kFlap = 4 };
+  enum EventType : std::uint32_t { kFaultStart = 1, kFaultEnd = 2, kTidy = 3, kFlap = 4 };
+  static constexpr sim::Time kHousekeeping = sim::Time::minutes(1);
 
   std::vector<std::string> targets(const std::string& kind) const {
     std::vector<std::string> t;
@@ -149,13 +183,6 @@ class Run final : public sim::Component, public broker::ClusterListener {
     if (kind == "replica_crash" || kind == "keeper_session_loss")
       add("replica-", config_.clickhouse.replicas);
     return t;
-  }
-
-  // While a fault window is open the producer sends batch by batch.
-  void open_window(sim::Time length) {
-    if (length.us <= 0) return;
-    producer_.fault_window(true);
-    sim_.schedule_in(length, id_, kWindowEnd);
   }
 
   void flap(const sim::FaultSpec& spec, const sim::FaultOccurrence& f, std::uint32_t index) {
@@ -173,22 +200,15 @@ class Run final : public sim::Component, public broker::ClusterListener {
     const std::string& k = spec.kind;
     if (k == "leader_change") {
       const bool controlled = spec.params.value("controlled", true);
-      const sim::Time window =
-          f.duration.us > 0 ? f.duration
-                            : (controlled ? sim::Time{} : config_.kafka.broker_session_timeout);
-      open_window(window);
       for (const int p : fault_partitions(spec.params, partitions_))
         kafka_.change_leader(p, controlled, f.duration);
       producer_.run_sender();
     } else if (k == "leader_flapping") {
-      open_window(f.duration);
       flap(spec, f, index);
     } else if (k == "response_loss") {
-      open_window(f.duration);
       response_losses_.insert(spec.params.value("probability", 1.0));
       producer_.set_response_loss(*response_losses_.rbegin());
     } else if (k == "broker_crash") {
-      open_window(f.duration);
       kafka_.crash_broker(target_index(f.target), f.duration);
       producer_.run_sender();
     } else if (k == "producer_restart") {
@@ -295,9 +315,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
 
   void on_append(int p) {
     const auto& log = logs_[static_cast<std::size_t>(p)];
-    const std::int64_t lag = log.high_watermark() - cluster_.group().committed(p);
-    max_lag_ = std::max(max_lag_, lag);
     if (auto* t = sim_.trace(); t && t->detail_at(sim_.now())) {
+      const std::int64_t lag = log.high_watermark() - cluster_.group().committed(p);
       const std::string partition = "partition-" + std::to_string(p);
       t->instant(sim_.now(), "producer", "append",
                  {{"partition", p}, {"high_watermark", log.high_watermark()}});
@@ -341,7 +360,12 @@ class Run final : public sim::Component, public broker::ClusterListener {
     }
     v["task_failures"] = static_cast<double>(cluster_.counters().failures);
     v["task_downtime_s"] = cluster_.downtime(sim_.now()).as_seconds();
-    v["max_lag_records"] = static_cast<double>(max_lag_);
+    std::int64_t max_lag = cluster_.group().max_lag();
+    for (int p = 0; p < partitions_; ++p) {
+      max_lag = std::max(max_lag, logs_[static_cast<std::size_t>(p)].high_watermark() -
+                                      cluster_.group().committed(p));
+    }
+    v["max_lag_records"] = static_cast<double>(max_lag);
     v["keeper_ops"] = static_cast<double>(keeper_.ops());
     v["keeper_peak_in_flight"] = keeper_.peak_in_flight();
     v["inserts"] = static_cast<double>(table_.counters().inserts);
@@ -396,17 +420,19 @@ class Run final : public sim::Component, public broker::ClusterListener {
   workload::Workload workload_;
   sink::SinkCounters sink_counters_;
   sink::SinkDependencies deps_;
-  connect::ConnectCluster cluster_;
   broker::KafkaCluster kafka_;
   producer::Producer producer_;
   producer::Application app_;
+  producer::DirectFeed feed_;
+  ConsumerView view_;
+  connect::ConnectCluster cluster_;
+  Regime regime_;
   sim::ComponentId id_;
   std::vector<sim::FaultOccurrence> schedule_;
   std::multiset<double> response_losses_;  // probabilities of the open response_loss windows
   std::vector<ledger::IdRange> rest_;      // scratch
   std::map<std::string, std::int64_t> faults_fired_;
   DisruptionEpisodes episodes_;
-  std::int64_t max_lag_ = 0;
   std::vector<ledger::FateGroup> groups_;
 };
 

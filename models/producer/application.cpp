@@ -4,37 +4,30 @@
 
 namespace pipesim::producer {
 
-Application::Application(sim::Simulation& sim, const AppOptions& options, workload::Workload& workload,
+Application::Application(const AppOptions& options, workload::Workload& workload,
                          ledger::Ledger& ledger, Producer& producer)
-    : sim_(sim),
-      options_(options),
+    : options_(options),
       workload_(workload),
       ledger_(ledger),
-      producer_(producer),
-      id_(sim.add_component(this)) {
+      producer_(producer) {
   producer_.set_failure_handler(this);
+  producer_.set_record_source(this);
 }
 
-void Application::start(sim::Time stop) {
-  stop_ = stop;
-  sim_.schedule(sim_.now(), id_, kTick);
+void Application::start(sim::Time stop) { workload_.set_stop(stop); }
+
+std::int64_t Application::arrived_before(int partition, sim::Time t) {
+  return workload_.count_before(partition, t);
 }
 
-void Application::handle(const sim::Event& event) {
-  if (event.type == kTick) tick();
+sim::Time Application::arrival_of(int partition, std::int64_t id) {
+  return workload_.arrival_time(partition, id);
 }
 
-void Application::tick() {
-  workload_.draw_tick(sim_.now(), counts_);
-  for (std::size_t p = 0; p < counts_.size(); ++p) {
-    if (counts_[p] == 0) continue;
-    const int partition = static_cast<int>(p);
-    const std::int64_t first = ledger_.emit(partition, counts_[p]);
-    producer_.send(partition, first, counts_[p], ledger::CopyCause::ORIGINAL, 0);
-  }
-  producer_.run_sender();
-  const sim::Time next = sim_.now() + workload_.tick();
-  if (next < stop_) sim_.schedule(next, id_, kTick);
+void Application::taken(int partition, std::int64_t end) {
+  // Each record's send() gives it the next id of its partition.
+  const std::int64_t produced = ledger_.produced(partition);
+  if (end > produced) ledger_.emit(partition, end - produced);
 }
 
 void Application::give_up(const FailedSend& failed) {

@@ -1,6 +1,7 @@
-// The business service around the producer (SPEC §4.1): it emits the
-// workload's records every quantum and decides what happens to records whose
-// send failed (app.on_send_failure, a model parameter since real services
+// The business service around the producer (SPEC §4.1): it sends each of
+// the workload's records when it arrives (the producer takes them as its
+// RecordSource; the ledger gives them their ids) and decides what happens to
+// records whose send failed (app.on_send_failure, a model parameter since real services
 // differ):
 //   - retry: send them again at once, up to app.max_resends times per record
 //     (an extra copy this makes is attributed to producer_retry);
@@ -34,38 +35,35 @@ struct ApplicationCounters {
   std::int64_t manual_skipped_records = 0;  // check_by_key: already in ClickHouse
 };
 
-class Application final : public sim::Component, public SendFailureHandler {
+class Application final : public SendFailureHandler, public RecordSource {
  public:
-  Application(sim::Simulation& sim, const AppOptions& options, workload::Workload& workload,
-              ledger::Ledger& ledger, Producer& producer);
+  Application(const AppOptions& options, workload::Workload& workload, ledger::Ledger& ledger,
+              Producer& producer);
 
-  // Emits records from now until `stop` (exclusive).
+  // Records arrive from now until `stop` (exclusive).
   void start(sim::Time stop);
   // manual_resend fault: sends the retry table again ("blind" or "check_by_key").
   void manual_resend(const std::string& policy);
 
   void send_failed(const FailedSend& failed) override;
-  void handle(const sim::Event& event) override;
+  // RecordSource
+  std::int64_t arrived_before(int partition, sim::Time t) override;
+  sim::Time arrival_of(int partition, std::int64_t id) override;
+  void taken(int partition, std::int64_t end) override;
   [[nodiscard]] const ApplicationCounters& counters() const { return counters_; }
   [[nodiscard]] std::int64_t retry_table_records() const;
 
  private:
-  enum EventType : std::uint32_t { kTick = 1 };
   struct Parked {
     int partition = 0;
     ledger::IdRange ids;
   };
-  void tick();
   void give_up(const FailedSend& failed);
 
-  sim::Simulation& sim_;
   AppOptions options_;
   workload::Workload& workload_;
   ledger::Ledger& ledger_;
   Producer& producer_;
-  sim::ComponentId id_;
-  sim::Time stop_{};
-  std::vector<std::int64_t> counts_;
   std::vector<Parked> retry_table_;
   ApplicationCounters counters_;
 };

@@ -23,12 +23,13 @@ Producer::Producer(sim::Simulation& sim, const ProducerOptions& options, bool id
       cluster_(cluster),
       one_way_{round_trip.us / 2},
       round_trip_(round_trip),
-      records_per_batch_(std::max<std::int64_t>(1, options.batch_size / std::max<std::int64_t>(1, record_bytes))),
+      records_per_batch_(records_per_batch(options.batch_size, record_bytes)),
       acks_(options.acks == "0" ? 0 : options.acks == "1" ? 1 : -1),
       id_(sim.add_component(this)),
       answers_(seed, "faults/response_loss/answers"),
       tm_(idempotent, partitions, cluster.new_producer_id(), sim::Time{}),
       queues_(static_cast<std::size_t>(partitions)) {
+  next_id_.assign(static_cast<std::size_t>(partitions), 0);
   for (int b = 0; b < cluster.brokers(); ++b) {
     connections_.emplace_back();
     connections_.back().broker = b;
@@ -37,18 +38,81 @@ Producer::Producer(sim::Simulation& sim, const ProducerOptions& options, bool id
   for (int p = 0; p < partitions; ++p) queues_[static_cast<std::size_t>(p)].known_leader = cluster.leader(p);
 }
 
+std::int64_t Producer::records_per_batch(std::int64_t batch_size, std::int64_t record_bytes) {
+  // DefaultRecordBatch.RECORD_BATCH_OVERHEAD (61 bytes) and ~18 bytes of
+  // per-record framing (length, attributes, deltas, key) per DefaultRecord;
+  // a batch always takes its first record (MemoryRecordsBuilder.hasRoomFor).
+  constexpr std::int64_t kBatchHeader = 61;
+  constexpr std::int64_t kRecordOverhead = 18;
+  return std::max<std::int64_t>(1, (batch_size - kBatchHeader) / (record_bytes + kRecordOverhead));
+}
+
 void Producer::send(int partition, std::int64_t first_id, std::int64_t count, ledger::CopyCause cause,
                     int resends) {
-  if (count <= 0) return;
-  ProducerBatch b;
-  b.partition = partition;
-  b.first_id = first_id;
-  b.records = count;
-  b.cause = cause;
-  b.resends = resends;
-  b.created = sim_.now();
-  queues_[static_cast<std::size_t>(partition)].batches.push_back(pool_.add(b));
-  counters_.records_sent += count;
+  // The application's send() of each record, all now: full batches, the last
+  // one partly filled (it takes no arrivals: they have another cause).
+  auto& q = queues_[static_cast<std::size_t>(partition)];
+  for (std::int64_t done = 0; done < count;) {
+    ProducerBatch b;
+    b.partition = partition;
+    b.first_id = first_id + done;
+    b.records = std::min(records_per_batch_, count - done);
+    b.cause = cause;
+    b.resends = resends;
+    b.created = sim_.now();
+    q.batches.push_back(pool_.add(b));
+    done += b.records;
+  }
+  counters_.records_sent += std::max<std::int64_t>(0, count);
+}
+
+void Producer::start_taking(const std::vector<std::int64_t>& next_ids) {
+  taking_ = true;
+  next_id_ = next_ids;
+}
+
+bool Producer::open_batch(const PartitionQueue& q) const {
+  // RecordAccumulator.tryAppend: only the deque's last batch takes records,
+  // while it has room and has not been drained (drain closes it).
+  if (q.batches.empty()) return false;
+  const ProducerBatch& b = pool_[q.batches.back()];
+  return !b.in_request && !b.has_sequence() && !b.in_retry && !b.done &&
+         b.cause == ledger::CopyCause::ORIGINAL && b.resends == 0 && b.records < records_per_batch_;
+}
+
+void Producer::append_arrivals(int partition, std::int64_t first, std::int64_t end) {
+  auto& q = queues_[static_cast<std::size_t>(partition)];
+  counters_.records_sent += end - first;
+  while (first < end) {
+    if (open_batch(q) && pool_[q.batches.back()].end_id() == first) {
+      ProducerBatch& b = pool_[q.batches.back()];
+      const std::int64_t take = std::min(end - first, records_per_batch_ - b.records);
+      b.records += take;
+      first += take;
+      continue;
+    }
+    // The record that finds no open batch creates one (createdMs: its arrival).
+    ProducerBatch b;
+    b.partition = partition;
+    b.first_id = first;
+    b.records = std::min(records_per_batch_, end - first);
+    b.cause = ledger::CopyCause::ORIGINAL;
+    b.created = source_->arrival_of(partition, first);
+    q.batches.push_back(pool_.add(b));
+    first += b.records;
+  }
+}
+
+void Producer::take_arrivals(sim::Time now) {
+  if (!taking_ || source_ == nullptr) return;
+  for (std::size_t p = 0; p < queues_.size(); ++p) {
+    const int partition = static_cast<int>(p);
+    const std::int64_t end = source_->arrived_before(partition, now + sim::Time::micros(1));
+    if (end <= next_id_[p]) continue;
+    append_arrivals(partition, next_id_[p], end);
+    next_id_[p] = end;
+    source_->taken(partition, end);
+  }
 }
 
 void Producer::handle(const sim::Event& event) {
@@ -60,9 +124,11 @@ void Producer::handle(const sim::Event& event) {
 
 void Producer::run_sender() {
   const sim::Time now = sim_.now();
+  take_arrivals(now);
   settle(now);
   drain_and_send(now);
   schedule_wake(next_wake(now));
+  if (observer_ && !taking_) observer_->sender_ran();
 }
 
 void Producer::settle(sim::Time now) {
@@ -343,14 +409,20 @@ void Producer::expire_batches(sim::Time now) {
 
 // ------------------------------------------------------------ the drain
 
-bool Producer::lingering(const ProducerBatch& b, const PartitionQueue& q, sim::Time now) const {
-  // RecordAccumulator.ready: a batch is sendable when full (or another is
-  // behind it) or after linger.ms; only a run's trailing partial batch waits.
-  if (options_.linger.us == 0 || b.has_sequence() || q.batches.size() > 1) return false;
-  return b.records % records_per_batch_ != 0 && now < b.created + options_.linger;
+bool Producer::sendable(const ProducerBatch& head, const PartitionQueue& q, sim::Time now) const {
+  // RecordAccumulator.batchReady: full (another batch behind it, or no room
+  // left) or waited linger.ms (retry.backoff.ms for a retry), not backing off.
+  if (head.attempts > 0) return now >= head.retry_at;
+  const bool full = q.batches.size() > 1 || head.records >= records_per_batch_ || head.has_sequence();
+  return full || now >= head.created + options_.linger;
 }
 
-bool Producer::drain_one(int partition, sim::Time now, bool one_batch, WireBatch& out) {
+bool Producer::can_send(const Connection& c) const {
+  // InFlightRequests.canSendMore; acks=0 requests are done once written.
+  return acks_ == 0 || c.unanswered < options_.max_in_flight_requests_per_connection;
+}
+
+bool Producer::drain_one(int partition, sim::Time now, WireBatch& out) {
   PartitionQueue& q = queues_[static_cast<std::size_t>(partition)];
   if (q.batches.empty()) return false;
   // max.in.flight.requests.per.connection=1 mutes a partition with a batch in flight.
@@ -360,39 +432,8 @@ bool Producer::drain_one(int partition, sim::Time now, bool one_batch, WireBatch
     const ProducerBatch& b = pool_[id];
     if (b.retry_at > now || !tm_.may_drain(b, now)) return false;
   }
-  if (!pool_[id].has_sequence()) {
-    const std::int64_t per_batch = records_per_batch_;
-    std::int64_t take = one_batch ? std::min(per_batch, pool_[id].records) : pool_[id].records;
-    if (lingering(pool_[id], q, now)) {
-      take = std::min(take, (pool_[id].records / per_batch) * per_batch);
-      if (take == 0) return false;
-    }
-    q.batches.pop_front();
-    if (take < pool_[id].records) {
-      ProducerBatch rest = pool_[id];
-      rest.first_id += take;
-      rest.records -= take;
-      pool_[id].records = take;
-      q.batches.push_front(pool_.add(rest));
-    } else if (!one_batch) {
-      // Outside fault windows: the following whole runs go in the same request.
-      while (!q.batches.empty()) {
-        const std::uint32_t next = q.batches.front();
-        const ProducerBatch& n = pool_[next];
-        const ProducerBatch& b = pool_[id];
-        if (n.has_sequence() || n.cause != b.cause || n.resends != b.resends || n.first_id != b.end_id() ||
-            n.retry_at > now || lingering(n, q, now)) {
-          break;
-        }
-        pool_[id].records += n.records;
-        q.batches.pop_front();
-        pool_.release(next);
-      }
-    }
-    tm_.assign_sequence(pool_[id], id);
-  } else {
-    q.batches.pop_front();
-  }
+  q.batches.pop_front();
+  tm_.assign_sequence(pool_[id], id);
   ProducerBatch& b = pool_[id];
   b.in_request = true;
   ++q.in_flight;
@@ -406,7 +447,6 @@ bool Producer::drain_one(int partition, sim::Time now, bool one_batch, WireBatch
 }
 
 void Producer::drain_and_send(sim::Time now) {
-  const bool one_batch = fine_grained();
   bool any = false;
   for (auto& q : queues_) {
     if (q.batches.empty()) continue;
@@ -415,12 +455,24 @@ void Producer::drain_and_send(sim::Time now) {
   }
   for (auto& c : connections_) {
     if (!any) break;
-    while (acks_ == 0 || c.unanswered < options_.max_in_flight_requests_per_connection) {
+    while (can_send(c)) {
+      // Sender.sendProducerData: the node is ready when one of its
+      // partitions' head batches is sendable; the request then carries the
+      // head batch of each of its partitions that may be drained.
+      bool ready = false;
+      for (const auto& q : queues_) {
+        if (q.known_leader != c.broker || q.batches.empty()) continue;
+        if (sendable(pool_[q.batches.front()], q, now)) {
+          ready = true;
+          break;
+        }
+      }
+      if (!ready) break;
       drained_.clear();
       for (std::size_t p = 0; p < queues_.size(); ++p) {
-        if (queues_[p].known_leader != c.broker || queues_[p].batches.empty()) continue;
+        if (queues_[p].known_leader != c.broker) continue;
         WireBatch wb;
-        if (drain_one(static_cast<int>(p), now, one_batch, wb)) drained_.push_back(wb);
+        if (drain_one(static_cast<int>(p), now, wb)) drained_.push_back(wb);
       }
       if (drained_.empty()) break;
       Request r;
@@ -595,6 +647,48 @@ void Producer::restart() {
   }
 }
 
+// ------------------------------------------------------- steady state
+
+bool Producer::drained(int partition) const {
+  const PartitionQueue& q = queues_[static_cast<std::size_t>(partition)];
+  if (!q.batches.empty() || q.in_flight > 0) return false;
+  for (const auto& c : connections_) {
+    for (const auto& r : c.requests) {
+      for (const auto& wb : r.batches) {
+        if (wb.data.partition == partition && (wb.hw_pending || !r.processed) && !r.dropped) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool Producer::quiescent() const {
+  if (!tm_.settled() || metadata_wanted_ || metadata_due_ != sim::Time::max()) return false;
+  if (response_loss_ > 0 || sim_.now() < tm_.ready_at()) return false;
+  for (std::size_t p = 0; p < queues_.size(); ++p) {
+    const PartitionQueue& q = queues_[p];
+    const int leader = cluster_.leader(static_cast<int>(p));
+    if (leader < 0 || q.known_leader != leader || !cluster_.alive(leader)) return false;
+    for (const std::uint32_t id : q.batches) {
+      const ProducerBatch& b = pool_[id];
+      if (b.attempts > 0 || b.in_retry || b.appended || b.cause != ledger::CopyCause::ORIGINAL) return false;
+    }
+  }
+  for (const auto& c : connections_) {
+    if (c.dead_from != sim::Time::max() || c.closed_at != sim::Time::max()) return false;
+    for (const auto& r : c.requests) {
+      if (r.generation != c.generation || r.answered) continue;
+      if (r.lost || r.hangs || r.dropped) return false;
+      for (const auto& wb : r.batches) {
+        if (wb.batch != kNoBatch && pool_[wb.batch].attempts > 0) return false;
+        if (r.processed && wb.result.error != ProduceError::NONE) return false;
+      }
+      if (r.processed && r.leave_at == sim::Time::max()) return false;
+    }
+  }
+  return true;
+}
+
 // ------------------------------------------------------------ wake-ups
 
 sim::Time Producer::next_wake(sim::Time now) const {
@@ -624,8 +718,10 @@ sim::Time Producer::next_wake(sim::Time now) const {
         const bool failure = std::any_of(r.batches.begin(), r.batches.end(), [](const WireBatch& wb) {
           return wb.result.error != ProduceError::NONE && wb.result.error != ProduceError::DUPLICATE_SEQUENCE;
         });
-        // A plain success with nothing waiting is taken up by the next wake-up.
-        if (failure || queued || fine_grained()) consider(r.leave_at + one_way_);
+        // A plain success with nothing waiting is taken up by the next
+        // wake-up (while taking arrivals there is one; handing over to the
+        // direct feed, the answer itself must be taken up).
+        if (failure || queued || !taking_) consider(r.leave_at + one_way_);
       }
       if (!will_answer || (r.processed && r.leave_at + one_way_ > r.sent + options_.request_timeout)) {
         consider(r.sent + options_.request_timeout);
@@ -640,13 +736,54 @@ sim::Time Producer::next_wake(sim::Time now) const {
   } else if (metadata_wanted_) {
     consider(last_metadata_request_ + options_.retry_backoff);
   }
-  for (const auto& q : queues_) {
-    if (q.batches.empty()) continue;
-    const ProducerBatch& b = pool_[q.batches.front()];
-    consider(b.created + delivery);
-    consider(b.retry_at);
-    if (lingering(b, q, now)) consider(b.created + options_.linger);
-    if (idempotent_) consider(tm_.ready_at());
+  for (std::size_t p = 0; p < queues_.size(); ++p) {
+    const PartitionQueue& q = queues_[p];
+    const int partition = static_cast<int>(p);
+    if (!q.batches.empty()) {
+      const ProducerBatch& b = pool_[q.batches.front()];
+      consider(b.created + delivery);
+      consider(b.retry_at);
+      if (!sendable(b, q, now)) {
+        consider(b.created + options_.linger);
+        // The record that finds the batch full creates the next one, and the
+        // head is sendable (KafkaProducer.doSend: batchIsFull wakes the Sender).
+        if (taking_ && q.batches.size() == 1 && open_batch(q)) {
+          consider(source_->arrival_of(partition, b.first_id + records_per_batch_));
+        }
+      }
+      if (idempotent_) consider(tm_.ready_at());
+      continue;
+    }
+    if (!taking_ || source_ == nullptr || q.known_leader < 0) continue;
+    // The next record creates a batch and wakes the Sender (newBatchCreated);
+    // it goes once its connection has room (or its partition is unmuted).
+    sim::Time at = source_->arrival_of(partition, next_id_[p]);
+    if (at == sim::Time::max()) continue;
+    const Connection& c = connections_[static_cast<std::size_t>(q.known_leader)];
+    const bool muted = options_.max_in_flight_requests_per_connection == 1 && q.in_flight > 0;
+    if (!can_send(c) || muted) at = std::max(at, earliest_answer(c));
+    consider(at);
+  }
+  return t;
+}
+
+sim::Time Producer::earliest_answer(const Connection& c) const {
+  // When an unanswered request of the connection is answered (or, for one
+  // the broker has not read yet, when it will be read: the next look).
+  sim::Time t = sim::Time::max();
+  sim::Time prev_leave{};
+  bool first_unprocessed = true;
+  for (const auto& r : c.requests) {
+    const bool current = r.generation == c.generation;
+    if (!current) continue;
+    if (!r.processed && !r.dropped && first_unprocessed) {
+      t = std::min(t, std::max(r.sent + one_way_, prev_leave));
+      first_unprocessed = false;
+    }
+    if (r.processed) prev_leave = r.leave_at;
+    if (r.answered || !r.expects_response || !r.processed || r.lost || r.hangs) continue;
+    if (r.leave_at == sim::Time::max() || r.leave_at >= c.dead_from) continue;
+    t = std::min(t, r.leave_at + one_way_);
   }
   return t;
 }

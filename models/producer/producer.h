@@ -27,17 +27,24 @@
 // has handled the request, the connection then breaks, so the requests after
 // it on that connection are not read.
 //
-// Cost (DESIGN.md: cost follows events, not records): the events are the
-// application's quanta and the requests, never records nor batches. Outside
-// fault windows a request carries each partition's whole quantum as one
-// batch run (ProducerBatch), so a fault-free quantum costs one request per
-// broker and two wake-ups (the broker handles it; the ISR has it); a
-// successful answer with nothing else waiting is taken up lazily by the next
-// wake-up. During fault windows requests carry one batch per partition, as
-// the real Sender drains, so that what a fault hits is what it would hit;
-// the cost then follows those requests (a few per millisecond at most).
-// Every wake-up processes all that is due, so the model is exact in time
-// however the wake-ups fall.
+// Records arrive one by one (RecordSource): each goes into its partition's
+// open batch (RecordAccumulator.append); a batch is created by the record
+// that finds no open batch (its arrival is the batch's createdMs, from which
+// delivery.timeout.ms and linger.ms count) and holds batch.size bytes of
+// records (records_per_batch()). Creating a batch wakes the Sender
+// (KafkaProducer.doSend: newBatchCreated); so does a batch filling up while
+// linger.ms holds it. The Sender drains a node once one of its partitions'
+// head batches is sendable (full, or linger.ms passed: at once with
+// linger.ms=0) and its connection has fewer than
+// max.in.flight.requests.per.connection unanswered requests: the request
+// carries the head batch of every partition led by that node (not muted, not
+// backing off), one batch per partition (drainBatchesForOneNode).
+//
+// Cost: the events are the Sender's wake-ups (a new batch on an idle
+// connection, an answer it needs, a timer); records are counted, never
+// stored one by one. A healthy stretch is cheaper still when the pipeline
+// hands the arrivals to the direct feed instead (direct_feed.h): the
+// producer then takes none and has nothing in flight.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +71,26 @@ struct FailedSend {
   bool silent = false;   // acks=0: lost without the application hearing of it
 };
 
+// The service's records as they arrive: ids 0, 1, ... per partition, in
+// arrival order (each is a KafkaProducer.send call).
+class RecordSource {
+ public:
+  virtual ~RecordSource() = default;
+  // Records of `partition` that arrive in [0, t).
+  virtual std::int64_t arrived_before(int partition, sim::Time t) = 0;
+  // When record `id` of `partition` arrives (Time::max(): never).
+  virtual sim::Time arrival_of(int partition, std::int64_t id) = 0;
+  // send() has been called for the partition's ids below `end`.
+  virtual void taken(int partition, std::int64_t end) = 0;
+};
+
+// Told after every round of the Sender (the direct feed waits for it to drain).
+class SenderObserver {
+ public:
+  virtual ~SenderObserver() = default;
+  virtual void sender_ran() = 0;
+};
+
 class SendFailureHandler {
  public:
   virtual ~SendFailureHandler() = default;
@@ -88,9 +115,20 @@ class Producer final : public sim::Component {
            std::int64_t record_bytes, broker::KafkaCluster& cluster, sim::Time round_trip,
            std::uint64_t seed);
   void set_failure_handler(SendFailureHandler* handler) { handler_ = handler; }
+  void set_record_source(RecordSource* source) { source_ = source; }
+  void set_observer(SenderObserver* observer) { observer_ = observer; }
 
-  // KafkaProducer.send of ids [first_id, first_id+count) to `partition`
-  // (queued; run_sender() sends).
+  // While taking, every wake-up first appends the records that arrived since
+  // (ids from next_id(p) on). Stopped, the producer takes none (the direct
+  // feed writes them); started again, it takes ids from `next_ids` on.
+  void start_taking(const std::vector<std::int64_t>& next_ids);
+  void stop_taking() { taking_ = false; }
+  [[nodiscard]] bool taking() const { return taking_; }
+  [[nodiscard]] std::int64_t next_id(int partition) const {
+    return next_id_[static_cast<std::size_t>(partition)];
+  }
+  // KafkaProducer.send of ids [first_id, first_id+count) to `partition`, all
+  // at once now (the application's re-sends; queued, run_sender() sends).
   void send(int partition, std::int64_t first_id, std::int64_t count, ledger::CopyCause cause, int resends);
   // The Sender's loop at now: everything due (appends, answers, timeouts,
   // expiries, metadata), then drains what can be sent, then sleeps until the
@@ -111,8 +149,19 @@ class Producer final : public sim::Component {
   void restart();
   // response_loss window: answers lost with probability p (0: closed).
   void set_response_loss(double p) { response_loss_ = p; }
-  // Fault windows (any kind): requests carry one batch per partition while open.
-  void fault_window(bool open) { windows_open_ += open ? 1 : -1; }
+
+  // Nothing queued, nothing in flight for the partition (all answered).
+  [[nodiscard]] bool drained(int partition) const;
+  // A healthy steady state: no retry, no error, no timeout or expiry
+  // pending, the metadata names every leader, idempotence settled; what is
+  // in flight is only fresh, normal traffic.
+  [[nodiscard]] bool quiescent() const;
+  [[nodiscard]] TransactionManager& transaction_manager() { return tm_; }
+  // Records per batch: batch.size holds a 61-byte v2 batch header and ~18
+  // bytes of per-record overhead besides the values (DefaultRecordBatch,
+  // DefaultRecord.sizeInBytes): 15 records of 1 KiB in 16 KiB.
+  [[nodiscard]] std::int64_t records_per_batch() const { return records_per_batch_; }
+  static std::int64_t records_per_batch(std::int64_t batch_size, std::int64_t record_bytes);
 
   void handle(const sim::Event& event) override;
   [[nodiscard]] const ProducerCounters& counters() const { return counters_; }
@@ -159,6 +208,12 @@ class Producer final : public sim::Component {
   };
 
   void settle(sim::Time now);
+  // RecordAccumulator.append of the records that arrived by now.
+  void take_arrivals(sim::Time now);
+  void append_arrivals(int partition, std::int64_t first, std::int64_t end);
+  [[nodiscard]] bool open_batch(const PartitionQueue& q) const;
+  [[nodiscard]] bool sendable(const ProducerBatch& head, const PartitionQueue& q, sim::Time now) const;
+  [[nodiscard]] bool can_send(const Connection& c) const;
   void advance_connection(Connection& c, sim::Time now);
   void process(Connection& c, Request& r, sim::Time at);
   void answer(Connection& c, Request& r);
@@ -169,16 +224,14 @@ class Producer final : public sim::Component {
   void expire_batches(sim::Time now);
   void refresh_metadata(sim::Time now);
   void drain_and_send(sim::Time now);
-  bool drain_one(int partition, sim::Time now, bool one_batch, WireBatch& out);
-  [[nodiscard]] bool lingering(const ProducerBatch& b, const PartitionQueue& q, sim::Time now) const;
+  bool drain_one(int partition, sim::Time now, WireBatch& out);
   void complete(std::uint32_t id);
   void retry_or_fail(std::uint32_t id, bool out_of_order);
   void reenqueue(std::uint32_t id);
   void fail(std::uint32_t id, bool out_of_order, bool adjust_sequences, bool expired);
   [[nodiscard]] sim::Time next_wake(sim::Time now) const;
+  [[nodiscard]] sim::Time earliest_answer(const Connection& c) const;
   void schedule_wake(sim::Time at);
-  [[nodiscard]] bool fine_grained() const { return windows_open_ > 0; }
-  [[nodiscard]] std::int64_t records_per_batch() const { return records_per_batch_; }
 
   sim::Simulation& sim_;
   ProducerOptions options_;
@@ -189,10 +242,13 @@ class Producer final : public sim::Component {
   std::int64_t records_per_batch_;
   int acks_;  // -1 (all), 1 or 0
   SendFailureHandler* handler_ = nullptr;
+  RecordSource* source_ = nullptr;
+  SenderObserver* observer_ = nullptr;
+  bool taking_ = false;
+  std::vector<std::int64_t> next_id_;  // per partition: the next arrival to take
   sim::ComponentId id_;
   sim::RandomStream answers_;  // "faults/response_loss/answers"
   double response_loss_ = 0;
-  int windows_open_ = 0;
 
   TransactionManager tm_;
   std::int64_t epoch_bumps_ = 0;  // of earlier producer instances

@@ -1,16 +1,13 @@
-// What the producer sends: a run of consecutive record batches of one
-// partition (kafka-clients ProducerBatch), kept as one unit.
+// What the producer sends: one record batch of one partition
+// (kafka-clients ProducerBatch).
 //
-// Model: a run holds records of consecutive ids, all created at the same
-// time with the same copy cause; its batches hold batch.size / record size
-// records each (the last may be shorter). A run is split only before it is
-// first sent; once sent it has one sequence range and is retried, expired,
+// Model: a batch holds records of consecutive ids with one copy cause, at
+// most records_per_batch() of them; it is created by its first record
+// (createdMs: that record's arrival, from which linger.ms and
+// delivery.timeout.ms count) and takes records until it is full or drained.
+// Once sent it has one sequence range and is retried, expired,
 // acknowledged or failed as a whole, so the broker's dedup of the last 5
-// batches works on runs exactly as on the real batches (the client has at
-// most max.in.flight.requests.per.connection <= 5 of them in flight per
-// partition). Outside fault windows a request carries a partition's whole
-// quantum as one run; during fault windows one batch per partition, as the
-// real Sender drains (RecordAccumulator.drainBatchesForOneNode).
+// batches works on it exactly as on the real batches.
 #pragma once
 
 #include <cstdint>

@@ -44,6 +44,30 @@ void TransactionManager::assign_sequence(ProducerBatch& batch, std::uint32_t id)
   e.incomplete.emplace_back(batch.base_sequence, id);
 }
 
+std::int64_t TransactionManager::take_acknowledged(int partition, std::int64_t count) {
+  if (!idempotent_) return -1;
+  PartitionEntry& e = partitions_[static_cast<std::size_t>(partition)];
+  if (e.epoch != epoch_ && e.incomplete.empty()) {
+    e.epoch = epoch_;
+    e.next_sequence = 0;
+    e.last_acked = -1;
+  }
+  const std::int64_t first = e.next_sequence;
+  e.next_sequence += count;
+  e.last_acked = e.next_sequence - 1;
+  return first;
+}
+
+bool TransactionManager::settled() const {
+  if (!idempotent_) return true;
+  if (bump_required_) return false;
+  for (const auto& e : partitions_) {
+    if (e.unresolved_next >= 0 || e.rewrite) return false;
+    if (!e.incomplete.empty() && e.epoch != epoch_) return false;
+  }
+  return true;
+}
+
 void TransactionManager::remove_incomplete(PartitionEntry& e, std::uint32_t id) {
   const auto it = std::find_if(e.incomplete.begin(), e.incomplete.end(),
                                [id](const auto& x) { return x.second == id; });

@@ -52,6 +52,14 @@ class TransactionManager {
 
   [[nodiscard]] std::int64_t epoch_bumps() const { return epoch_bumps_; }
 
+  // Records written for this producer without requests (the healthy
+  // producer's direct feed): they take the next `count` sequences of the
+  // partition, acknowledged. Returns the first; -1 when not idempotent.
+  std::int64_t take_acknowledged(int partition, std::int64_t count);
+  // Nothing unresolved, nothing waiting for an epoch bump, no incomplete
+  // batch of an older epoch.
+  [[nodiscard]] bool settled() const;
+
  private:
   struct PartitionEntry {
     int epoch = 0;

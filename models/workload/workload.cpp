@@ -1,9 +1,17 @@
 #include "models/workload/workload.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
+#include "sim/engine/invariant.h"
+
 namespace pipesim::workload {
+
+namespace {
+constexpr std::int64_t kHourUs = 3'600'000'000LL;
+constexpr std::int64_t kDayUs = 24 * kHourUs;
+}  // namespace
 
 const std::array<double, 24>& Workload::production_profile() {
   // Flat nights, a slightly busier working day, an evening peak at 20:00.
@@ -28,7 +36,12 @@ std::string check_profile(const nlohmann::json& profile) {
 }
 
 Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t seed)
-    : options_(options), partitions_(partitions), arrivals_(seed, "workload/arrivals") {
+    : options_(options),
+      partitions_(partitions),
+      fixed_(options.arrivals == "fixed"),
+      counts_(seed, "workload/arrivals"),
+      instants_key_(sim::RandomStream(seed, "workload/arrival-instants").next_u64()),
+      next_first_(static_cast<std::size_t>(partitions), 0) {
   if (options.profile == "constant") {
     multipliers_.fill(1.0);
   } else if (options.profile.is_array()) {
@@ -48,23 +61,191 @@ double Workload::peak_multiplier() const {
 }
 
 double Workload::rate_at(sim::Time t) const {
-  const auto hour = static_cast<std::size_t>((t.us / sim::Time::hours(1).us) % 24);
+  const auto hour = static_cast<std::size_t>((t.us / kHourUs) % 24);
   return static_cast<double>(options_.records_per_day) / 86400.0 * multipliers_[hour];
 }
 
-void Workload::draw_tick(sim::Time t, std::vector<std::int64_t>& counts) {
-  const double mean = rate_at(t) * options_.tick.as_seconds() / partitions_;
-  counts.resize(static_cast<std::size_t>(partitions_));
-  if (options_.arrivals == "fixed") {
-    carry_.resize(counts.size(), 0.0);
-    for (std::size_t p = 0; p < counts.size(); ++p) {
-      const double due = carry_[p] + mean;
-      counts[p] = static_cast<std::int64_t>(due + 1e-9);
-      carry_[p] = due - static_cast<double>(counts[p]);
+// ------------------------------------------------------------------ fixed
+
+double Workload::cumulative(sim::Time t) const {
+  // Records per partition arrived by t: whole days, whole hours, then the
+  // part of the current hour.
+  const double per_second = static_cast<double>(options_.records_per_day) / 86400.0 / partitions_;
+  const std::int64_t days = t.us / kDayUs;
+  double x = static_cast<double>(days) * per_second * 86400.0;
+  std::int64_t rest = t.us - days * kDayUs;
+  for (std::size_t h = 0; h < 24 && rest > 0; ++h) {
+    const std::int64_t in_hour = std::min(rest, kHourUs);
+    x += per_second * multipliers_[h] * static_cast<double>(in_hour) / 1e6;
+    rest -= in_hour;
+  }
+  return x;
+}
+
+std::int64_t Workload::fixed_time_us(std::int64_t k) const {
+  // The instant at which cumulative() reaches k.
+  const double per_second = static_cast<double>(options_.records_per_day) / 86400.0 / partitions_;
+  const double per_day = per_second * 86400.0;
+  if (per_day <= 0) return sim::Time::max().us;
+  const auto x = static_cast<double>(k);
+  const double days = std::floor(x / per_day);
+  double rem = x - days * per_day;
+  double t_us = days * static_cast<double>(kDayUs);
+  for (std::size_t h = 0; h < 24; ++h) {
+    const double in_hour = per_second * multipliers_[h] * 3600.0;
+    if (rem < in_hour || h == 23) {
+      const double rate = per_second * multipliers_[h];
+      if (rate <= 0) continue;
+      t_us += rem / rate * 1e6;
+      break;
+    }
+    rem -= in_hour;
+    t_us += static_cast<double>(kHourUs);
+  }
+  return static_cast<std::int64_t>(std::llround(t_us));
+}
+
+std::int64_t Workload::fixed_count_before(sim::Time t) const {
+  if (t.us <= 0) return 0;
+  auto k = static_cast<std::int64_t>(std::ceil(cumulative(t) - 1e-9));
+  if (k < 0) k = 0;
+  // The instants are rounded: settle the boundary on them, not on the rates.
+  while (fixed_time_us(k) < t.us) ++k;
+  while (k > 0 && fixed_time_us(k - 1) >= t.us) --k;
+  return k;
+}
+
+// ----------------------------------------------------------------- blocks
+
+sim::Time Workload::block_end(std::int64_t b) const {
+  return std::min(kBlock * (b + 1), stop_);
+}
+
+std::int64_t Workload::last_block() const {
+  if (stop_ == sim::Time::max()) return std::numeric_limits<std::int64_t>::max();
+  return stop_.us <= 0 ? -1 : (stop_.us - 1) / kBlock.us;
+}
+
+void Workload::generate_through(std::int64_t b) {
+  b = std::min(b, last_block());
+  while (base_ + static_cast<std::int64_t>(rows_.size()) <= b) {
+    const std::int64_t index = base_ + static_cast<std::int64_t>(rows_.size());
+    const sim::Time start = block_start(index);
+    const sim::Time end = block_end(index);
+    std::vector<Block> row(static_cast<std::size_t>(partitions_));
+    const double mean =
+        partition_rate_at(start) * static_cast<double>((end - start).us) / 1e6;
+    for (int p = 0; p < partitions_; ++p) {
+      Block& k = row[static_cast<std::size_t>(p)];
+      k.first = next_first_[static_cast<std::size_t>(p)];
+      if (fixed_) {
+        k.count = fixed_count_before(end) - k.first;
+      } else {
+        k.count = counts_.poisson(mean);
+      }
+      next_first_[static_cast<std::size_t>(p)] += k.count;
+    }
+    rows_.push_back(std::move(row));
+  }
+}
+
+Workload::Block& Workload::block(std::int64_t b, int partition) {
+  generate_through(b);
+  PIPESIM_INVARIANT(b >= base_, "arrivals asked about a block already forgotten");
+  return rows_[static_cast<std::size_t>(b - base_)][static_cast<std::size_t>(partition)];
+}
+
+void Workload::draw_instants(std::int64_t b, int partition, Block& k) {
+  if (k.drawn) return;
+  k.drawn = true;
+  k.times.resize(static_cast<std::size_t>(k.count));
+  if (fixed_) {
+    for (std::int64_t i = 0; i < k.count; ++i) {
+      k.times[static_cast<std::size_t>(i)] = fixed_time_us(k.first + i);
     }
     return;
   }
-  for (auto& c : counts) c = arrivals_.poisson(mean);
+  // The order statistics of `count` uniforms on the block: normalised
+  // partial sums of count + 1 exponential spacings.
+  std::uint64_t key = instants_key_ ^ (static_cast<std::uint64_t>(partition) * 0x9E3779B97F4A7C15ULL);
+  key ^= static_cast<std::uint64_t>(b) * 0xD1B54A32D192ED03ULL;
+  sim::RandomStream stream = sim::RandomStream::from_key(key);
+  double sum = 0;
+  std::vector<double> partial(static_cast<std::size_t>(k.count));
+  for (std::int64_t i = 0; i < k.count; ++i) {
+    sum += stream.exponential(1.0);
+    partial[static_cast<std::size_t>(i)] = sum;
+  }
+  sum += stream.exponential(1.0);
+  const sim::Time start = block_start(b);
+  const auto length = static_cast<double>((block_end(b) - start).us);
+  for (std::int64_t i = 0; i < k.count; ++i) {
+    const auto offset = static_cast<std::int64_t>(partial[static_cast<std::size_t>(i)] / sum * length);
+    k.times[static_cast<std::size_t>(i)] = start.us + offset;
+  }
+}
+
+std::int64_t Workload::count_before(int partition, sim::Time t) {
+  t = std::min(t, stop_);
+  if (t.us <= 0) return 0;
+  const std::int64_t b = t.us / kBlock.us;
+  if (b > last_block()) {
+    generate_through(last_block());
+    return next_first_[static_cast<std::size_t>(partition)];
+  }
+  Block& k = block(b, partition);
+  if (t == block_start(b) || k.count == 0) return k.first;
+  draw_instants(b, partition, k);
+  const auto it = std::lower_bound(k.times.begin(), k.times.end(), t.us);
+  return k.first + (it - k.times.begin());
+}
+
+sim::Time Workload::arrival_time(int partition, std::int64_t k) {
+  const auto p = static_cast<std::size_t>(partition);
+  // Draw blocks until one holds record k, or the stop is reached.
+  while (next_first_[p] <= k) {
+    const std::int64_t next = base_ + static_cast<std::int64_t>(rows_.size());
+    if (next > last_block()) return sim::Time::max();
+    generate_through(next);
+  }
+  // The block holding k: binary search on the blocks' first indices.
+  std::size_t lo = 0;
+  std::size_t hi = rows_.size();
+  while (hi - lo > 1) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (rows_[mid][p].first <= k) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  Block& blk = rows_[lo][p];
+  PIPESIM_INVARIANT(blk.first <= k && k < blk.first + blk.count,
+                    "arrivals asked about a record of a forgotten block");
+  draw_instants(base_ + static_cast<std::int64_t>(lo), partition, blk);
+  return sim::Time{blk.times[static_cast<std::size_t>(k - blk.first)]};
+}
+
+double Workload::expected_count_before(int partition, sim::Time t) {
+  t = std::min(t, stop_);
+  if (t.us <= 0) return 0;
+  const std::int64_t b = t.us / kBlock.us;
+  if (b > last_block()) {
+    generate_through(last_block());
+    return static_cast<double>(next_first_[static_cast<std::size_t>(partition)]);
+  }
+  Block& k = block(b, partition);
+  if (k.drawn || fixed_) return static_cast<double>(count_before(partition, t));
+  const sim::Time start = block_start(b);
+  const double share = static_cast<double>((t - start).us) / static_cast<double>((block_end(b) - start).us);
+  return static_cast<double>(k.first) + static_cast<double>(k.count) * share;
+}
+
+void Workload::forget_before(sim::Time t) {
+  while (!rows_.empty() && block_end(base_) <= t) {
+    rows_.pop_front();
+    ++base_;
+  }
 }
 
 }  // namespace pipesim::workload

@@ -1,13 +1,30 @@
 // The business service's record arrivals (SPEC §4.1): a daily rate profile,
-// keys spread uniformly over the partitions by hash. Records arrive in quanta
-// of `tick`: each quantum, each partition receives a Poisson number of
-// records with mean rate(t) * tick / partitions, drawn from the stream
-// "workload/arrivals" in partition order, so the workload of a seed does not
-// depend on anything downstream.
+// keys spread uniformly over the partitions by hash, every record at its own
+// instant (microseconds). Nothing is released in bursts: the service calls
+// KafkaProducer.send whenever one of its requests comes in.
+//
+// How arrivals are drawn (so that the workload of a seed is the same whatever
+// reads it, and whenever): time is cut into blocks of one second, aligned to
+// the hours of the profile, so that the rate is constant within a block.
+//   - "poisson": each block's count per partition is Poisson(rate x length),
+//     drawn from the stream "workload/arrivals" block after block, partition
+//     by partition; the arrival instants within a block are its count's
+//     uniform order statistics, drawn only when someone asks for them, from a
+//     stream of their own keyed by (partition, block). Together this is
+//     exactly a Poisson process; the block is how the draws are organised,
+//     not a step of the model: no arrival waits for a block boundary.
+//   - "fixed": record k of a partition arrives when the profile's cumulative
+//     rate reaches k (record 0 at time 0), rounded to the microsecond.
+// Cost follows what is asked: counts at block boundaries cost one draw per
+// block and partition; the instants within a block cost one draw per record
+// of that block, and only the exact simulation (the producer's requests, the
+// consumer's fetches) asks for them.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
+#include <limits>
 #include <vector>
 
 #include "models/workload/workload_options.h"
@@ -18,16 +35,31 @@ namespace pipesim::workload {
 
 class Workload {
  public:
+  static constexpr sim::Time kBlock = sim::Time::seconds(1);
+
   Workload(const WorkloadOptions& options, int partitions, std::uint64_t seed);
 
-  // Records per second at time t (the hour of day picks the multiplier).
+  // Records per second at time t, whole table / one partition.
   [[nodiscard]] double rate_at(sim::Time t) const;
-  [[nodiscard]] sim::Time tick() const { return options_.tick; }
-  // Draws the records of the quantum [t, t + tick) per partition.
-  void draw_tick(sim::Time t, std::vector<std::int64_t>& counts);
-
+  [[nodiscard]] double partition_rate_at(sim::Time t) const { return rate_at(t) / partitions_; }
   // The busiest hour's multiplier of the profile (mean 1).
   [[nodiscard]] double peak_multiplier() const;
+  [[nodiscard]] int partitions() const { return partitions_; }
+
+  // No record arrives at or after `stop` (the end of run.duration).
+  void set_stop(sim::Time stop) { stop_ = stop; }
+  [[nodiscard]] sim::Time stop() const { return stop_; }
+
+  // Records of `partition` that arrive in [0, t).
+  std::int64_t count_before(int partition, sim::Time t);
+  // The arrival instant of record k (0-based) of `partition`; Time::max()
+  // if it never arrives (beyond the stop).
+  sim::Time arrival_time(int partition, std::int64_t k);
+  // Records of `partition` expected in [0, t): exact at block boundaries and
+  // wherever the block's instants were drawn, linear in between.
+  double expected_count_before(int partition, sim::Time t);
+  // Nobody asks about times before t any more: blocks ending by t are freed.
+  void forget_before(sim::Time t);
 
   // The 24 multipliers of the named "production" profile (mean 1, peak 4.32:
   // 200 M records/day peak at 10,000 records/s; 10,000 to 75,000 records per
@@ -35,11 +67,34 @@ class Workload {
   static const std::array<double, 24>& production_profile();
 
  private:
+  struct Block {
+    std::int64_t first = 0;  // index of the block's first record
+    std::int64_t count = 0;
+    bool drawn = false;                 // `times` holds the instants
+    std::vector<std::int64_t> times;    // microseconds, sorted
+  };
+  // Records per partition arrived by t under "fixed" (exact, from the profile).
+  [[nodiscard]] double cumulative(sim::Time t) const;
+  [[nodiscard]] std::int64_t fixed_time_us(std::int64_t k) const;
+  [[nodiscard]] std::int64_t fixed_count_before(sim::Time t) const;
+  [[nodiscard]] sim::Time block_start(std::int64_t b) const { return kBlock * b; }
+  [[nodiscard]] sim::Time block_end(std::int64_t b) const;
+  // Draws blocks up to and including b (never beyond the stop's block).
+  void generate_through(std::int64_t b);
+  [[nodiscard]] std::int64_t last_block() const;  // the block holding the last instant before stop
+  Block& block(std::int64_t b, int partition);
+  void draw_instants(std::int64_t b, int partition, Block& k);
+
   WorkloadOptions options_;
   int partitions_;
+  bool fixed_;
   std::array<double, 24> multipliers_{};
-  sim::RandomStream arrivals_;
-  std::vector<double> carry_;  // fixed arrivals: fractions not yet emitted
+  sim::RandomStream counts_;  // "workload/arrivals"
+  std::uint64_t instants_key_;
+  sim::Time stop_ = sim::Time::max();
+  std::deque<std::vector<Block>> rows_;  // rows_[i][p]: block base_ + i of partition p
+  std::int64_t base_ = 0;
+  std::vector<std::int64_t> next_first_;  // per partition: first index of the next block drawn
 };
 
 }  // namespace pipesim::workload

@@ -18,14 +18,12 @@ struct WorkloadOptions {
   // "constant", or a list of 24 hourly multipliers (normalised to mean 1).
   nlohmann::json profile = "production";
   std::int64_t record_bytes = 1024;
-  // "poisson": each quantum's count per partition is Poisson; "fixed": exactly
-  // the expected count (fractions carried over), for lab configs whose
+  // How the service's records are spread in time, each at its own instant:
+  // "poisson" (independent arrivals at the profile's rate), or "fixed"
+  // (evenly spaced: record k of a partition arrives when the profile's
+  // cumulative rate reaches k, so record 0 at time 0), for lab configs whose
   // outcome is computed by hand.
   std::string arrivals = "poisson";
-  // Model: records are emitted in quanta of this length (all of a quantum's
-  // records of one partition reach the producer together). Cost follows
-  // quanta, not records.
-  sim::Time tick = sim::Time::seconds(1);
 };
 
 // "" when the profile is valid, else what was expected.
@@ -39,9 +37,10 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, WorkloadO
         "\"production\", \"constant\" or 24 hourly multipliers");
   v.integer("record_bytes", o.record_bytes, 1, 100'000'000, "bytes per record");
   v.choice("arrivals", o.arrivals, {"poisson", "fixed"},
-           "records per quantum: Poisson, or exactly the expected count");
-  v.duration("tick", o.tick, sim::Time::millis(1), sim::Time::minutes(1),
-             "model: arrival quantum; a partition's records of one quantum travel together");
+           "each record arrives at its own instant: Poisson, or evenly spaced");
+  v.removed("tick",
+            "records arrive one by one at their own instants (workload.arrivals: \"poisson\" or "
+            "\"fixed\" for evenly spaced), so there is no arrival quantum to set");
   v.finish();
 }
 

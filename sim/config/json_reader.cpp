@@ -219,6 +219,13 @@ void OptionReader::alias(std::string_view alias_key, std::string_view key) {
   aliases_.emplace_back(std::string(alias_key), std::string(key));
 }
 
+void OptionReader::removed(std::string_view key, std::string_view replacement) {
+  known_.emplace_back(key);
+  if (object_.contains(std::string(key))) {
+    throw_config_error(path_of(key), "no longer exists: " + std::string(replacement));
+  }
+}
+
 void OptionReader::finish() {
   for (const auto& item : object_.items()) {
     // Not a structured binding: clang 14 cannot capture one in the lambda below.

@@ -61,6 +61,9 @@ class OptionReader {
   // Another name for `key` that maps onto the same field (e.g. the consumer.
   // prefixed form); checked before finish().
   void alias(std::string_view alias_key, std::string_view key);
+  // A key that no longer means anything: present, it is refused with a
+  // message that says what replaced it.
+  void removed(std::string_view key, std::string_view replacement);
 
   // Raises ConfigError for the first unknown key (in the object's key order).
   void finish();
@@ -109,6 +112,7 @@ class OptionWriter {
   }
   void ignored(std::initializer_list<std::string_view>) {}
   void alias(std::string_view, std::string_view) {}
+  void removed(std::string_view, std::string_view) {}
   void finish() {}
 
  private:
@@ -145,6 +149,7 @@ class OptionLister {
   }
   void ignored(std::initializer_list<std::string_view>) {}
   void alias(std::string_view, std::string_view) {}
+  void removed(std::string_view, std::string_view) {}
   void finish() {}
   [[nodiscard]] const std::vector<Row>& rows() const { return rows_; }
 

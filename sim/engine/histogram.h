@@ -21,9 +21,12 @@ class Histogram {
   static constexpr int kSubBuckets = 16;
   static constexpr int kBuckets = kSubBuckets + (63 - 4) * kSubBuckets;
 
-  void add(std::int64_t value) {
-    ++counts_[static_cast<std::size_t>(bucket_of(value < 0 ? 0 : value))];
-    ++count_;
+  void add(std::int64_t value) { add(value, 1); }
+  // `weight` samples of the same value (an aggregated stretch adds the
+  // representative values of many requests at once).
+  void add(std::int64_t value, std::int64_t weight) {
+    counts_[static_cast<std::size_t>(bucket_of(value < 0 ? 0 : value))] += weight;
+    count_ += weight;
   }
   void merge(const Histogram& other) {
     for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];

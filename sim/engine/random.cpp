@@ -34,6 +34,13 @@ RandomStream::RandomStream(std::uint64_t master_seed, std::string_view name) {
   for (auto& word : s_) word = splitmix64(x);
 }
 
+RandomStream RandomStream::from_key(std::uint64_t key) {
+  RandomStream r;
+  std::uint64_t x = key;
+  for (auto& word : r.s_) word = splitmix64(x);
+  return r;
+}
+
 std::uint64_t RandomStream::next_u64() {
   const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
   const std::uint64_t t = s_[1] << 17;

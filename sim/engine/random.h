@@ -17,6 +17,10 @@ namespace pipesim::sim {
 class RandomStream {
  public:
   RandomStream(std::uint64_t master_seed, std::string_view name);
+  // A stream from a raw 64-bit key, for the many small streams of one named
+  // family (e.g. the arrival instants of one block): derive the family's key
+  // once from (seed, name), then mix the member's numbers into it.
+  static RandomStream from_key(std::uint64_t key);
 
   std::uint64_t next_u64();
   // Uniform in [0, 1) with 53 random bits.
@@ -35,6 +39,7 @@ class RandomStream {
   Time exponential_time(Time mean);
 
  private:
+  RandomStream() = default;
   std::uint64_t s_[4];
 };
 

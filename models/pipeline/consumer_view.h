@@ -1,0 +1,50 @@
+// What the brokers show the sink tasks' consumers (connect::LogView): the
+// leaders' logs up to their high watermarks, with the healthy producer's
+// direct feed written as far as it is due whenever a consumer looks.
+#pragma once
+
+#include <vector>
+
+#include "models/broker/kafka_cluster.h"
+#include "models/broker/partition_log.h"
+#include "models/connect/fetcher.h"
+#include "models/producer/direct_feed.h"
+#include "sim/engine/simulation.h"
+
+namespace pipesim::pipeline {
+
+class ConsumerView final : public connect::LogView {
+ public:
+  ConsumerView(sim::Simulation& sim, broker::KafkaCluster& cluster,
+               std::vector<broker::PartitionLog>& logs, producer::DirectFeed& feed)
+      : sim_(sim), cluster_(cluster), logs_(logs), feed_(feed) {}
+
+  [[nodiscard]] std::int64_t high_watermark(int partition) const override {
+    feed_.materialize(partition, sim_.now());
+    return logs_[static_cast<std::size_t>(partition)].high_watermark();
+  }
+  [[nodiscard]] std::int64_t log_start(int partition) const override {
+    return logs_[static_cast<std::size_t>(partition)].log_start_offset();
+  }
+  [[nodiscard]] int leader(int partition) const override {
+    // A dead leader that the controller has not fenced yet is still named
+    // by the metadata, but answers nothing: no fetch goes anywhere useful.
+    const int l = cluster_.leader(partition);
+    return l >= 0 && cluster_.alive(l) ? l : -1;
+  }
+  [[nodiscard]] sim::Time visible_at(int partition, std::int64_t offset) const override {
+    return feed_.visible_at(partition, offset);
+  }
+  [[nodiscard]] std::int64_t high_watermark_at(int partition, sim::Time t) const override {
+    feed_.materialize(partition, sim_.now());
+    return feed_.high_watermark_at(partition, t);
+  }
+
+ private:
+  sim::Simulation& sim_;
+  broker::KafkaCluster& cluster_;
+  std::vector<broker::PartitionLog>& logs_;
+  producer::DirectFeed& feed_;
+};
+
+}  // namespace pipesim::pipeline

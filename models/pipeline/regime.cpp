@@ -1,0 +1,101 @@
+#include "models/pipeline/regime.h"
+
+#include <algorithm>
+
+namespace pipesim::pipeline {
+
+Regime::Regime(sim::Simulation& sim, bool exact, producer::Producer& producer,
+               producer::DirectFeed& feed, broker::KafkaCluster& kafka,
+               connect::ConnectCluster& connect)
+    : sim_(sim),
+      exact_(exact),
+      producer_(producer),
+      feed_(feed),
+      kafka_(kafka),
+      connect_(connect),
+      id_(sim.add_component(this)) {
+  producer_.set_observer(this);
+}
+
+bool Regime::touches_producer(const std::string& kind) {
+  return kind == "leader_change" || kind == "leader_flapping" || kind == "response_loss" ||
+         kind == "broker_crash" || kind == "producer_restart" || kind == "manual_resend";
+}
+
+void Regime::plan(const std::vector<sim::FaultOccurrence>& schedule,
+                  const std::vector<sim::FaultSpec>& specs) {
+  for (const auto& f : schedule) {
+    if (touches_producer(specs[f.spec].kind)) producer_window(f.at - kProducerPreroll, f.at + f.duration);
+  }
+}
+
+void Regime::start() {
+  producer_.start_taking(std::vector<std::int64_t>(static_cast<std::size_t>(kafka_.partition_count()), 0));
+  producer_.run_sender();
+  schedule_check();
+}
+
+void Regime::producer_window(sim::Time from, sim::Time to) {
+  if (exact_) return;
+  const sim::Time now = sim_.now();
+  sim_.schedule(std::max(from, now), id_, kOpen);
+  sim_.schedule(std::max(to, now), id_, kClose);
+}
+
+void Regime::handle(const sim::Event& event) {
+  switch (event.type) {
+    case kOpen:
+      ++open_windows_;
+      if (feed_.active()) to_exact();
+      return;
+    case kClose:
+      --open_windows_;
+      schedule_check();
+      return;
+    case kCheck:
+      check_pending_ = false;
+      try_direct();
+      return;
+    default:
+      break;
+  }
+}
+
+void Regime::to_exact() {
+  const sim::Time now = sim_.now();
+  counters_.producer_direct_time += now - direct_since_;
+  ++counters_.producer_exact_switches;
+  const std::vector<std::int64_t> next = feed_.stop(now);
+  // Consumers waiting on the feed's instants hear of what it wrote now.
+  for (int p = 0; p < kafka_.partition_count(); ++p) connect_.on_data(p);
+  producer_.start_taking(next);
+  producer_.run_sender();
+}
+
+void Regime::try_direct() {
+  if (exact_ || open_windows_ > 0 || feed_.active()) return;
+  if (!kafka_.healthy() || !producer_.quiescent()) {
+    schedule_check();
+    return;
+  }
+  producer_.run_sender();  // takes what arrived up to now
+  std::vector<std::int64_t> next;
+  for (int p = 0; p < kafka_.partition_count(); ++p) next.push_back(producer_.next_id(p));
+  producer_.stop_taking();
+  ++counters_.producer_direct_switches;
+  direct_since_ = sim_.now();
+  feed_.start(sim_.now(), next);
+}
+
+void Regime::schedule_check() {
+  if (exact_ || check_pending_ || open_windows_ > 0 || feed_.active()) return;
+  check_pending_ = true;
+  sim_.schedule_in(kQuiescenceCheck, id_, kCheck);
+}
+
+void Regime::sender_ran() {
+  if (!feed_.active()) return;
+  for (const int p : feed_.release_drained(sim_.now())) connect_.on_data(p);
+}
+
+}  // namespace pipesim::pipeline

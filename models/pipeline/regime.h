@@ -1,0 +1,78 @@
+// When the pipeline runs event by event and when a healthy stretch may be
+// advanced in aggregate (DESIGN.md: declared shortcuts, off with
+// run.exact=true, tested against the exact path on the same seeds).
+//
+// The producer: exact (kafka-clients' requests, producer.h) from a pre-roll
+// before every fault that touches the producer or the brokers, and before
+// every leadership change the controller plans, until the fault is over and
+// the producer is quiescent again (no retry, error or timeout pending, the
+// metadata right, every partition led with its full ISR); otherwise the
+// direct feed (direct_feed.h) writes the records as they arrive.
+//
+// The pre-roll (1 s) is many round trips: by the time the fault comes, the
+// exact producer's batches, requests and in-flight windows are those of
+// steady traffic, so what the fault hits does not depend on the switch.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/broker/kafka_cluster.h"
+#include "models/connect/connect_cluster.h"
+#include "models/producer/direct_feed.h"
+#include "models/producer/producer.h"
+#include "sim/engine/fault_schedule.h"
+#include "sim/engine/simulation.h"
+
+namespace pipesim::pipeline {
+
+class Regime final : public sim::Component, public producer::SenderObserver {
+ public:
+  static constexpr sim::Time kProducerPreroll = sim::Time::seconds(1);
+  // How often a producer that may go back to the direct feed is looked at.
+  static constexpr sim::Time kQuiescenceCheck = sim::Time::seconds(1);
+
+  Regime(sim::Simulation& sim, bool exact, producer::Producer& producer, producer::DirectFeed& feed,
+         broker::KafkaCluster& kafka, connect::ConnectCluster& connect);
+
+  // Fault kinds that make the producer run exactly.
+  static bool touches_producer(const std::string& kind);
+  // Plans the exact windows of the run's fault timeline.
+  void plan(const std::vector<sim::FaultOccurrence>& schedule, const std::vector<sim::FaultSpec>& specs);
+  // The producer starts taking the arrivals (time 0).
+  void start();
+  // The producer runs exactly over [from, to) (and until it is quiescent).
+  void producer_window(sim::Time from, sim::Time to);
+  [[nodiscard]] bool direct() const { return feed_.active(); }
+
+  void handle(const sim::Event& event) override;
+  void sender_ran() override;
+
+  struct Counters {
+    std::int64_t producer_exact_switches = 0;
+    std::int64_t producer_direct_switches = 0;
+    sim::Time producer_direct_time{};  // time spent with the direct feed (closed stretches)
+  };
+  [[nodiscard]] const Counters& counters() const { return counters_; }
+
+ private:
+  enum EventType : std::uint32_t { kOpen = 1, kClose = 2, kCheck = 3 };
+
+  void to_exact();
+  void try_direct();
+  void schedule_check();
+
+  sim::Simulation& sim_;
+  bool exact_;
+  producer::Producer& producer_;
+  producer::DirectFeed& feed_;
+  broker::KafkaCluster& kafka_;
+  connect::ConnectCluster& connect_;
+  sim::ComponentId id_;
+  int open_windows_ = 0;
+  bool check_pending_ = false;
+  sim::Time direct_since_{};
+  Counters counters_;
+};
+
+}  // namespace pipesim::pipeline
