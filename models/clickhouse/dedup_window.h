@@ -32,11 +32,14 @@ class DedupWindow {
   // A commit created the block id's node at `now`. REQUIRES: !contains(id),
   // now >= the newest node's ctime.
   void insert(const BlockId& id, sim::Time now);
+  // `count` block ids of inserts advanced in aggregate, created at `now`:
+  // counted, never matched (their tokens are of batches nobody redelivers).
+  void insert_anonymous(std::int64_t count, sim::Time now);
   // clearOldBlocks: removes the nodes beyond the newest `blocks` and those
   // older than max_age before the newest; returns how many it removed.
   std::int64_t clear_old_blocks();
 
-  [[nodiscard]] std::size_t size() const { return order_.size(); }
+  [[nodiscard]] std::int64_t size() const { return size_; }
   [[nodiscard]] std::int64_t blocks() const { return blocks_; }
   [[nodiscard]] sim::Time max_age() const { return max_age_; }
 
@@ -44,12 +47,14 @@ class DedupWindow {
   struct Entry {
     BlockId id;
     sim::Time ctime;
+    std::int64_t anonymous = 0;  // > 0: a run of that many aggregated ids
   };
 
   std::int64_t blocks_;
   sim::Time max_age_;
   std::deque<Entry> order_;  // oldest first
   BlockIdSet ids_;           // looked up, never iterated
+  std::int64_t size_ = 0;    // ids kept, anonymous ones included
 };
 
 }  // namespace pipesim::clickhouse

@@ -19,6 +19,7 @@ enum EventType : std::uint32_t {
   kSessionCheck,    // ReplicatedMergeTreeRestartingThread retries a lost session (replica)
   kSessionLost,     // an operation timeout finalized a replica's session (replica)
   kSessionsExpire,  // a leader election outlasted the session timeout (election)
+  kWakeCheck,       // the background scheduler's cleanup wake-up check, for aggregated inserts
 };
 
 constexpr std::uint32_t pack(std::uint32_t index, std::uint16_t version) {
@@ -226,14 +227,9 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   s.pieces.clear();
   logs_[static_cast<std::size_t>(request.partition)].translate(request.first_offset,
                                                                request.last_offset, s.pieces);
-  // Local work (parse, sort, write the part) grows with the rows; a lognormal
-  // factor stands for the replica's load.
   const auto rows = request.last_offset - request.first_offset + 1;
-  double local_us = static_cast<double>(options_.insert_base_latency.us +
-                                        options_.insert_latency_per_row.us * rows);
-  if (options_.insert_latency_sigma > 0)
-    local_us *= std::exp(options_.insert_latency_sigma * latency_stream_.normal());
-  sim::Time keeper_start = now + sim::Time{static_cast<std::int64_t>(local_us)};
+  const double z = options_.insert_latency_sigma > 0 ? latency_stream_.normal() : 0.0;
+  sim::Time keeper_start = now + local_work(options_, rows, z);
   s.server_commits = true;
   const Replica& writer = replicas_[static_cast<std::size_t>(r)];
   const bool replica_stalled = now < writer.stall_until && writer.stall_until >= stall_until_;
@@ -247,6 +243,89 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   // The Keeper requests go out after the local write; Keeper's state now stands
   // for its state then (tens of ms later), which saves an event per insert.
   plan_keeper_phase(slot, keeper_start);
+}
+
+sim::Time ReplicatedTable::local_work(const ClickHouseOptions& options, std::int64_t rows, double z) {
+  // Local work (parse, sort, write the part) grows with the rows; a lognormal
+  // factor stands for the replica's load.
+  double local_us = static_cast<double>(options.insert_base_latency.us +
+                                        options.insert_latency_per_row.us * rows);
+  if (options.insert_latency_sigma > 0) local_us *= std::exp(options.insert_latency_sigma * z);
+  return sim::Time{static_cast<std::int64_t>(local_us)};
+}
+
+bool ReplicatedTable::healthy() const {
+  const sim::Time now = sim_.now();
+  if (now < stall_until_ || !keeper_.available(now)) return false;
+  for (const auto& rep : replicas_) {
+    if (rep.down || rep.read_only || now < rep.stall_until) return false;
+  }
+  return true;
+}
+
+sim::Time ReplicatedTable::quorum_wait() {
+  if (quorum_ == 0) return sim::Time{};
+  // Every other replica fetches the part after the same Keeper requests.
+  const sim::Time now = sim_.now();
+  return keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
+         options_.replication_fetch_latency;
+}
+
+void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
+                                            const std::array<std::int64_t, 100>& latency_us,
+                                            std::int64_t keeper_map_queries) {
+  if (count <= 0 && keeper_map_queries <= 0) return;
+  const sim::Time now = sim_.now();
+  counters_.inserts += count;
+  counters_.parts += count;
+  counters_.answers[static_cast<int>(QueryStatus::OK)] += count;
+  counters_.keeper_map_queries += keeper_map_queries;
+  window_.insert_anonymous(count, now);
+  parts_since_log_clear_ += count;
+  for (auto& rep : replicas_) {
+    rep.blocks_since_run += window_.enabled() ? count : 0;
+    rep.parts_since_run += count;
+  }
+  // Their server times, as the steady state spreads them; each part reaches
+  // the other replicas after their Keeper requests and the fetch.
+  for (std::size_t q = 0; q < latency_us.size(); ++q) {
+    const std::int64_t weight = count / 100 + (static_cast<std::int64_t>(q) < count % 100 ? 1 : 0);
+    if (weight > 0) insert_latency_us_.add(latency_us[q], weight);
+  }
+  const sim::Time lag = keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
+                        options_.replication_fetch_latency;
+  replication_lag_us_.add(lag.us, count * (static_cast<std::int64_t>(replicas_.size()) - 1));
+  maybe_wake_cleanup();
+}
+
+void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s) {
+  const sim::Time now = sim_.now();
+  if (keeper_insert_stream_ < 0) {
+    keeper_insert_stream_ = keeper_.add_stream(now, keeper::KeeperClient::INSERTS, true);
+    keeper_replication_stream_ = keeper_.add_stream(now, keeper::KeeperClient::REPLICATION, false);
+    keeper_map_stream_ = keeper_.add_stream(now, keeper::KeeperClient::KEEPER_MAP, true);
+  }
+  aggregate_rate_ = inserts_per_s;
+  // allocateBlockNumber + the commit multi (+ checkQuorumPrecondition);
+  // the other replicas' fetches (+ the quorum node's updates).
+  const double per_insert = 2.0 + (quorum_ > 0 ? 3.0 : 0.0);
+  const double per_part =
+      static_cast<double>((static_cast<std::int64_t>(replicas_.size()) - 1) * options_.keeper_requests_per_fetch) +
+      (quorum_ > 0 ? static_cast<double>(1 + 2 * (quorum_ - 1)) : 0.0);
+  keeper_.set_stream(keeper_insert_stream_, now, inserts_per_s * per_insert);
+  keeper_.set_stream(keeper_replication_stream_, now, inserts_per_s * per_part);
+  keeper_.set_stream(keeper_map_stream_, now, keeper_map_requests_per_s);
+  if (inserts_per_s > 0 && !wake_check_pending_ && options_.cleanup_thread_preferred_points_per_iteration > 0) {
+    wake_check_pending_ = true;
+    sim_.schedule_in(wake_check_every(), id_, kWakeCheck);
+  }
+}
+
+sim::Time ReplicatedTable::wake_check_every() const {
+  // cleanup_delay_period / 4, as wakeupEarlierIfNeeded throttles itself (at
+  // least a second here, where nothing else paces it).
+  return std::max(sim::Time{sim::Time::seconds(options_.cleanup_delay_period).us / 4},
+                  sim::Time::seconds(1));
 }
 
 void ReplicatedTable::plan_keeper_phase(std::uint32_t slot, sim::Time at) {
@@ -476,10 +555,22 @@ void ReplicatedTable::handle(const sim::Event& event) {
     }
     case kCleanup: {
       const Replica& rep = replicas_[index];
-      if (rep.cleanup_active && rep.cleanup_version == version)
+      if (rep.cleanup_active && rep.cleanup_version == version) {
+        if (aggregate_) aggregate_->materialize(sim_.now());
         run_cleanup(static_cast<int>(index));
+      }
       return;
     }
+    case kWakeCheck:
+      // Commits call the background scheduler's wake-up check all the time;
+      // aggregated inserts commit none, so it runs here at its own pace.
+      wake_check_pending_ = false;
+      if (aggregate_rate_ <= 0) return;
+      if (aggregate_) aggregate_->materialize(sim_.now());
+      maybe_wake_cleanup();
+      wake_check_pending_ = true;
+      sim_.schedule_in(wake_check_every(), id_, kWakeCheck);
+      return;
     default:
       break;
   }
@@ -715,8 +806,9 @@ void ReplicatedTable::run_cleanup(int replica) {
     // remove per old block; exists(log), and when there is something to
     // clear getChildren(replicas), 4 reads per replica, getChildren(log), a multi.
     const auto r = static_cast<std::int64_t>(replicas_.size());
-    keeper_.add_load(now, 2 + rep.blocks_since_run + removed + (logs > 0 ? 3 + 4 * r : 0),
-                     keeper::KeeperClient::CLEANUP);
+    // The thread sends them one after another, each waiting for its answer.
+    keeper_.add_sequential_load(now, 2 + rep.blocks_since_run + removed + (logs > 0 ? 3 + 4 * r : 0),
+                                keeper::KeeperClient::CLEANUP);
     // iterate(): points = (blocks / 2 + (log entries + outdated parts) / 1.3) / 3.
     // Each inserted part makes ~1.3 log entries and ~1.3 outdated parts (its
     // merges), so the log entries and outdated parts removed now, divided by

@@ -30,6 +30,7 @@
 // once, never after its deadline.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -95,6 +96,15 @@ struct TableCounters {
   std::int64_t session_losses = 0;
 };
 
+// Inserts advanced in aggregate (models/pipeline/sink_aggregate.h): the
+// table asks for them to be counted up to now before it looks at its block
+// ids or its cleanup threads' work.
+class AggregateInserts {
+ public:
+  virtual ~AggregateInserts() = default;
+  virtual void materialize(sim::Time now) = 0;
+};
+
 class ReplicatedTable final : public sim::Component {
  public:
   ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& options,
@@ -106,6 +116,26 @@ class ReplicatedTable final : public sim::Component {
 
   // Starts an insert at now(); the outcome goes to request.reply.
   void begin_insert(const InsertRequest& request);
+
+  // A healthy stretch advanced in aggregate (a declared shortcut): `count`
+  // inserts that each committed a new part (a new token: no dedup hit), the
+  // last one now, their server times spread as `latency_us` (quantiles);
+  // `keeper_map_queries` of the sink's state queries with them.
+  void add_aggregate_inserts(std::int64_t count, const std::array<std::int64_t, 100>& latency_us,
+                             std::int64_t keeper_map_queries);
+  // ... and their steady rates from now on, per second: Keeper's load.
+  void set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s);
+  void set_aggregate_source(AggregateInserts* source) { aggregate_ = source; }
+  // An insert's local work (parse, sort, write the part) for `rows` rows
+  // and the lognormal load factor exp(sigma z) (z standard normal).
+  [[nodiscard]] static sim::Time local_work(const ClickHouseOptions& options, std::int64_t rows, double z);
+  // No replica down, stalled or read-only, Keeper available: nothing unfolds.
+  [[nodiscard]] bool healthy() const;
+  [[nodiscard]] bool quorum() const { return quorum_ > 0; }
+  // The table partition rows inserted at `at` go to (the FINAL fold's unit).
+  [[nodiscard]] std::uint32_t partition_at(sim::Time at) const { return table_partition(at); }
+  // The time an insert waits for its quorum once committed (0 without one).
+  [[nodiscard]] sim::Time quorum_wait();
   // A KeeperMap query of `requests` Keeper requests, via one replica.
   QueryAnswer keeper_map_query(int requests);
 
@@ -214,6 +244,7 @@ class ReplicatedTable final : public sim::Component {
   void session_back(int replica);
   void replan_quorums_after(int replica, sim::Time available_again);
   [[nodiscard]] std::uint32_t table_partition(sim::Time at) const;
+  [[nodiscard]] sim::Time wake_check_every() const;
 
   sim::Simulation& sim_;
   ClickHouseOptions options_;
@@ -233,6 +264,12 @@ class ReplicatedTable final : public sim::Component {
   std::int64_t parts_since_log_clear_ = 0;
   std::uint16_t election_ = 0;  // the latest keeper_election
   sim::ComponentId id_;
+  AggregateInserts* aggregate_ = nullptr;
+  double aggregate_rate_ = 0;
+  int keeper_insert_stream_ = -1;
+  int keeper_replication_stream_ = -1;
+  int keeper_map_stream_ = -1;
+  bool wake_check_pending_ = false;
   std::vector<Insert> pending_;
   std::vector<std::uint32_t> free_slots_;
   TableCounters counters_;

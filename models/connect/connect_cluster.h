@@ -67,6 +67,7 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   void task_progressed(int task) override;
 
   [[nodiscard]] const TaskCounters& counters() const { return counters_; }
+  [[nodiscard]] TaskCounters& counters() { return counters_; }
   [[nodiscard]] const ConsumerGroup& group() const { return group_; }
   [[nodiscard]] const std::vector<std::unique_ptr<WorkerSinkTask>>& tasks() const { return tasks_; }
   [[nodiscard]] int worker_of(int task) const { return worker_of_[static_cast<std::size_t>(task)]; }

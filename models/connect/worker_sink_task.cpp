@@ -60,6 +60,8 @@ void WorkerSinkTask::start_instance() {
 
 void WorkerSinkTask::go_down(TaskStatus status) {
   if (status_ == TaskStatus::RUNNING) down_since_ = sim_.now();
+  aggregate_ = false;
+  steady_puts_ = 0;
   status_ = status;
   sim_.crash(id_);  // every pending event of this instance is dropped
   in_put_ = false;
@@ -77,11 +79,13 @@ void WorkerSinkTask::go_down(TaskStatus status) {
 
 void WorkerSinkTask::kill() {
   if (status_ == TaskStatus::DOWN) return;
+  if (aggregate_) leave_aggregate();
   go_down(TaskStatus::DOWN);
 }
 
 void WorkerSinkTask::begin_rebalance() {
   if (status_ != TaskStatus::RUNNING || joining_) return;
+  if (aggregate_) leave_aggregate();
   // The rebalance happens inside poll(): an ongoing put() ends first.
   if (in_put_) {
     revoke_pending_ = true;
@@ -126,6 +130,7 @@ void WorkerSinkTask::assign(std::vector<int> partitions) {
 void WorkerSinkTask::restart_gracefully(std::int64_t max_poll_records) {
   if (max_poll_records > 0) next_max_poll_records_ = max_poll_records;
   if (status_ != TaskStatus::RUNNING) return;  // the next start picks up the new config
+  if (aggregate_) leave_aggregate();
   if (in_put_) {
     stop_pending_ = true;
     sim_.schedule_in(options_.task_shutdown_graceful_timeout, id_, kStopTimeout);
@@ -148,12 +153,16 @@ void WorkerSinkTask::on_log_truncated(int partition, std::int64_t end_offset) {
   // seeks back to the divergence point (auto.offset.reset is set).
   const std::size_t slot = slot_of(partition);
   if (slot >= partitions_.size()) return;
+  if (aggregate_) leave_aggregate();
   fetcher_.seek(partition, end_offset);
   put_position_[slot] = std::min(put_position_[slot], end_offset);
 }
 
 void WorkerSinkTask::on_data(int partition) {
-  if (status_ != TaskStatus::RUNNING || joining_ || slot_of(partition) >= partitions_.size()) return;
+  if (status_ != TaskStatus::RUNNING || joining_ || aggregate_ ||
+      slot_of(partition) >= partitions_.size()) {
+    return;
+  }
   // A fetch waiting at the broker for this partition may be answered now.
   if (fetcher_.on_visible(partition, sim_.now(), view_) && waiting_for_data_) {
     wait_for_data(fetcher_.next_response(view_));
@@ -161,7 +170,10 @@ void WorkerSinkTask::on_data(int partition) {
 }
 
 void WorkerSinkTask::on_leader(int partition) {
-  if (status_ != TaskStatus::RUNNING || joining_ || slot_of(partition) >= partitions_.size()) return;
+  if (status_ != TaskStatus::RUNNING || joining_ || aggregate_ ||
+      slot_of(partition) >= partitions_.size()) {
+    return;
+  }
   // A poll blocked without a fetch for it sends one to the new leader now.
   if (waiting_for_data_) wait_for_data(sim_.now());
 }
@@ -364,6 +376,7 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
   switch (outcome) {
     case sink::PutOutcome::RETURNED:
       fetcher_.set_paused(false);
+      note_steady_put();
       for (const auto& pb : batch_) {
         const std::size_t slot = slot_of(pb.partition);
         if (slot < partitions_.size())
@@ -374,6 +387,7 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
       listener_.task_progressed(index_);
       break;
     case sink::PutOutcome::RETRIABLE:
+      steady_puts_ = 0;
       // WorkerSinkTask.deliverMessages: pause every partition; the consumer
       // keeps what it has buffered and fetches nothing until the resume.
       paused_for_redelivery_ = true;
@@ -381,7 +395,7 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
       break;
     case sink::PutOutcome::FAILED:
       ++counters_.failures;
-      go_down(TaskStatus::FAILED);
+      go_down(TaskStatus::FAILED);  // (never in aggregate: it just put)
       listener_.task_failed(index_, failure);
       return;
   }
@@ -408,7 +422,44 @@ void WorkerSinkTask::after_put() {
     revoke();
     return;
   }
+  if (aggregate_host_ && steady_puts_ >= kSteadyPuts && aggregate_host_->may_aggregate(*this)) {
+    enter_aggregate();
+    return;
+  }
   ready_ = true;
+}
+
+void WorkerSinkTask::note_steady_put() {
+  // Caught up: the batch came from one cycle's arrivals, far from the poll
+  // and fetch limits, and nothing else is buffered.
+  std::int64_t records = 0;
+  for (const auto& pb : batch_) records += pb.offsets.max - pb.offsets.min + 1;
+  const bool steady = records * 4 < max_poll_records_ && fetcher_.buffered_records() * 4 < max_poll_records_ &&
+                      !batch_.empty() && batch_.front().tag == ledger::InsertTag::NORMAL && !left_group_ &&
+                      !stop_pending_ && !revoke_pending_;
+  steady_puts_ = steady ? steady_puts_ + 1 : 0;
+}
+
+void WorkerSinkTask::enter_aggregate() {
+  aggregate_ = true;
+  ++wait_generation_;  // no wake-up of the loop is pending any more
+  waiting_for_data_ = false;
+  fetcher_.clear();
+  aggregate_host_->entered(*this);
+}
+
+void WorkerSinkTask::leave_aggregate() {
+  aggregate_host_->leaving(*this);
+  aggregate_ = false;
+  steady_puts_ = 0;
+  // As a put that just returned: consumption goes on from the put position.
+  fetcher_.assign(partitions_, put_position_);
+  sim_.schedule(sim_.now(), id_, kIterate, ++wait_generation_);
+}
+
+void WorkerSinkTask::set_put_position(int partition, std::int64_t offset) {
+  const std::size_t slot = slot_of(partition);
+  if (slot < put_position_.size()) put_position_[slot] = std::max(put_position_[slot], offset);
 }
 
 }  // namespace pipesim::connect

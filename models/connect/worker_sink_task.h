@@ -63,6 +63,22 @@ class TaskListener {
   virtual void task_progressed(int task) = 0;
 };
 
+class WorkerSinkTask;
+
+// Healthy stretches advanced in aggregate (models/pipeline/sink_aggregate.h):
+// a task that has put steadily for a while asks whether it may go on in
+// aggregate; from then on its puts are counted, not simulated, until anything
+// touches it (a fault's pre-roll, a rebalance, a stop, a kill).
+class AggregateHost {
+ public:
+  virtual ~AggregateHost() = default;
+  [[nodiscard]] virtual bool may_aggregate(const WorkerSinkTask& task) = 0;
+  virtual void entered(WorkerSinkTask& task) = 0;
+  // Counts its puts up to now and sets its positions and state as a put
+  // that just returned would leave them.
+  virtual void leaving(WorkerSinkTask& task) = 0;
+};
+
 class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
  public:
   WorkerSinkTask(sim::Simulation& sim, int index, const ConnectOptions& options,
@@ -77,6 +93,17 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   [[nodiscard]] TaskStatus status() const { return status_; }
   [[nodiscard]] bool joining() const { return joining_; }
   [[nodiscard]] const std::vector<int>& partitions() const { return partitions_; }
+  [[nodiscard]] std::int64_t max_poll_records() const { return max_poll_records_; }
+
+  // Aggregate (AggregateHost): whether the task's puts are being counted in
+  // aggregate, leaving that (it resumes its loop now), and what the host sets.
+  void set_aggregate_host(AggregateHost* host) { aggregate_host_ = host; }
+  [[nodiscard]] bool in_aggregate() const { return aggregate_; }
+  void leave_aggregate();
+  void set_put_position(int partition, std::int64_t offset);
+  [[nodiscard]] sim::Time next_commit() const { return next_commit_; }
+  void set_next_commit(sim::Time at) { next_commit_ = at; }
+  [[nodiscard]] ConsumerGroup& group() { return group_; }
   [[nodiscard]] sim::Time down_for(sim::Time now) const {
     return status_ == TaskStatus::RUNNING ? sim::Time{} : now - down_since_;
   }
@@ -113,6 +140,8 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void put_finished(sink::PutOutcome outcome, sink::PutFailure failure) override;
 
  private:
+  // Puts in a row that must look caught up before the task may go on in aggregate.
+  static constexpr int kSteadyPuts = 16;
   enum EventType : std::uint32_t {
     kIterate = 1,
     kConnectorStep = 2,
@@ -138,6 +167,10 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void start_put();
   void poll_timeout();
   void rejoin_after_poll_timeout();
+  // A put that returned as a caught-up task's do; enough of them in a row
+  // and the task may go on in aggregate.
+  void note_steady_put();
+  void enter_aggregate();
   [[nodiscard]] std::size_t slot_of(int partition) const;
 
   sim::Simulation& sim_;
@@ -176,6 +209,9 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   // max.poll.interval.ms of puts rather than one per put.
   bool watchdog_pending_ = false;
   bool left_group_ = false;  // the poll timeout expired during the current put
+  AggregateHost* aggregate_host_ = nullptr;
+  bool aggregate_ = false;
+  int steady_puts_ = 0;
 };
 
 }  // namespace pipesim::connect

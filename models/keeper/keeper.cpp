@@ -46,30 +46,125 @@ double Keeper::current_in_flight() const {
   return steady_.served * steady_.time_s + backlog_;
 }
 
-void Keeper::advance(sim::Time now) {
-  if (now <= last_) return;
-  in_flight_integral_ += current_in_flight() * seconds(now - last_);
+bool Keeper::streaming() const {
+  return std::any_of(streams_.begin(), streams_.end(), [](const Stream& st) { return st.rate > 0; });
+}
+
+void Keeper::integrate(sim::Time to) {
+  if (to <= last_) return;
+  const double dt = seconds(to - last_);
+  in_flight_integral_ += current_in_flight() * dt;
   // Without a leader nothing is served and nothing is accepted: the backlog
   // waits for the new leader.
   const sim::Time served_from = std::max(last_, unavailable_until_);
-  if (now > served_from) {
-    backlog_ = std::max(0.0, backlog_ + (steady_.lambda - steady_.mu) * seconds(now - served_from));
+  if (to > served_from) {
+    backlog_ = std::max(0.0, backlog_ + (steady_.lambda - steady_.mu) * seconds(to - served_from));
   }
-  last_ = now;
+  for (auto& st : streams_) {
+    if (st.rate <= 0) continue;
+    const sim::Time end = std::min(to, st.until);
+    if (end <= last_) continue;
+    const double ops = st.rate * seconds(end - last_);
+    window_ops_ += ops;
+    auto& carry = stream_carry_[static_cast<std::size_t>(st.client)];
+    carry += ops;
+    const auto whole = static_cast<std::int64_t>(carry);
+    carry -= static_cast<double>(whole);
+    ops_ += whole;
+    ops_by_client_[static_cast<std::size_t>(st.client)] += whole;
+    if (st.sampled) sampled_pending_ += ops;
+    if (st.until <= to) st.rate = 0;
+  }
+  last_ = to;
+}
+
+void Keeper::close_window() {
+  own_rate_ = window_ops_;
+  window_ops_ = 0;
+  window_start_ += sim::Time::seconds(1);
+  refresh();
+  if (available(last_)) peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
+  if (sampled_pending_ >= 5000) flush_samples();
+}
+
+void Keeper::advance(sim::Time now) {
+  if (now <= last_) return;
+  // Whole seconds of own load, one window at a time (a stream's end splits
+  // its window); a silent stretch with no stream is skipped at once.
+  while (now - window_start_ >= sim::Time::seconds(1)) {
+    sim::Time to = window_start_ + sim::Time::seconds(1);
+    for (const auto& st : streams_) {
+      if (st.rate > 0 && st.until > last_ && st.until < to) to = st.until;
+    }
+    integrate(to);
+    if (to < window_start_ + sim::Time::seconds(1)) continue;
+    close_window();
+    if (!streaming() && now - window_start_ >= sim::Time::seconds(1)) {
+      integrate(now);  // at the state of the last window: nothing of ours since
+      own_rate_ = 0;
+      window_start_ = now;
+      refresh();
+      if (available(now)) peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
+    }
+  }
+  integrate(now);
   now_unavailable_ = !available(now);
   peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
-  while (now - window_start_ >= sim::Time::seconds(1)) {
-    own_rate_ = window_ops_;
-    window_ops_ = 0;
-    window_start_ += sim::Time::seconds(1);
-    if (now - window_start_ >= sim::Time::seconds(1)) {
-      own_rate_ = 0;  // a silent stretch: skip ahead
-      window_start_ = now;
-    }
-    refresh();
-    if (available(now))
-      peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
+}
+
+void Keeper::flush_samples() {
+  // Streamed requests enter the latency histogram as 100 strata of the
+  // current distribution: the healthy round trip and service, plus the
+  // queueing delay (none with probability 1 - rho, else exponential) and the
+  // backlog ahead.
+  const auto n = static_cast<std::int64_t>(sampled_pending_);
+  if (n < 100) return;
+  sampled_pending_ -= static_cast<double>(n);
+  const double rho = steady_.rho;
+  const double fifo_s = backlog_ / steady_.mu;
+  for (int i = 0; i < 100; ++i) {
+    const double u = (i + 0.5) / 100.0;
+    double wait_s = fifo_s;
+    if (rho > 0 && u >= 1.0 - rho) wait_s += steady_.queueing_s / rho * std::log(rho / (1.0 - u));
+    const sim::Time one = options_.latency + to_time(steady_.service_s) + to_time(wait_s);
+    const std::int64_t weight = n / 100 + (i < n % 100 ? 1 : 0);
+    latency_us_.add(one.us, weight);
   }
+}
+
+bool Keeper::healthy(sim::Time now) {
+  advance(now);
+  return available(now) && capacity_factor_ == 1.0 && extra_ops_per_s_ == 0.0 && backlog_ < 1.0;
+}
+
+int Keeper::add_stream(sim::Time now, KeeperClient client, bool sampled) {
+  advance(now);
+  streams_.push_back(Stream{0, sim::Time::max(), client, sampled});
+  return static_cast<int>(streams_.size() - 1);
+}
+
+void Keeper::set_stream(int stream, sim::Time now, double ops_per_s) {
+  advance(now);
+  auto& st = streams_[static_cast<std::size_t>(stream)];
+  st.rate = ops_per_s;
+  st.until = sim::Time::max();
+}
+
+void Keeper::add_sequential_load(sim::Time now, std::int64_t requests, KeeperClient client) {
+  advance(now);
+  if (!available(now) || requests <= 0) return;
+  // One request at a time: each takes the expected request time now.
+  const double each_s = steady_.time_s + backlog_ / steady_.mu;
+  const double total_s = each_s * static_cast<double>(requests);
+  Stream st{static_cast<double>(requests) / total_s, now + to_time(total_s), client, false};
+  // Reuse a finished stream's slot.
+  for (auto& old : streams_) {
+    if (old.rate <= 0 && old.until != sim::Time::max()) {
+      old = st;
+      return;
+    }
+  }
+  streams_.push_back(st);
 }
 
 void Keeper::count(std::int64_t requests, KeeperClient client) {
@@ -146,6 +241,7 @@ double Keeper::in_flight(sim::Time now) {
 
 double Keeper::mean_in_flight(sim::Time now) {
   advance(now);
+  flush_samples();
   return now.us > 0 ? in_flight_integral_ / seconds(now) : current_in_flight();
 }
 

@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "models/keeper/keeper_options.h"
 #include "sim/engine/histogram.h"
@@ -59,15 +60,26 @@ class Keeper {
   // answer). Fails at once while there is no leader; fails after
   // operation_timeout_ms when a request would wait longer than that.
   KeeperAnswer request(sim::Time now, int requests, KeeperClient client);
-  // Requests whose answer times the model does not follow (replication,
-  // cleanup): they only load the leader.
+  // Requests whose answer times the model does not follow (replication):
+  // they only load the leader.
   void add_load(sim::Time now, std::int64_t requests, KeeperClient client);
+  // Requests that one client thread sends one after another from now on (a
+  // cleanup thread's removals): they load the leader at one per expected
+  // request time until they are all served, not all at once.
+  void add_sequential_load(sim::Time now, std::int64_t requests, KeeperClient client);
+  // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
+  // advanced in aggregate); `sampled`: they are in the latency histogram.
+  // Returns its handle; set_stream() changes its rate (0 stops it).
+  int add_stream(sim::Time now, KeeperClient client, bool sampled);
+  void set_stream(int stream, sim::Time now, double ops_per_s);
   // The mean time of one request now (no draw).
   [[nodiscard]] sim::Time expected_request_time(sim::Time now);
   // The mean wait before a request is served now (backlog + queueing).
   [[nodiscard]] sim::Time expected_wait(sim::Time now);
 
   [[nodiscard]] bool available(sim::Time now) const { return now >= unavailable_until_; }
+  // A leader, full capacity, no extra load, no backlog left over.
+  [[nodiscard]] bool healthy(sim::Time now);
   [[nodiscard]] sim::Time unavailable_until() const { return unavailable_until_; }
 
   // keeper_backlog: capacity scaled by `factor`, plus extra load.
@@ -103,8 +115,19 @@ class Keeper {
     double time_s = 0;      // round trip + E[S] + E[Wq]
     double served = 0;      // min(lambda, mu)
   };
+  struct Stream {
+    double rate = 0;  // requests per second
+    sim::Time until = sim::Time::max();
+    KeeperClient client = KeeperClient::INSERTS;
+    bool sampled = false;
+  };
   void refresh();
   void advance(sim::Time now);
+  // Integrates [last_, to) at the current state (no window closes inside).
+  void integrate(sim::Time to);
+  void close_window();
+  [[nodiscard]] bool streaming() const;
+  void flush_samples();
   void count(std::int64_t requests, KeeperClient client);
   [[nodiscard]] double current_in_flight() const;
 
@@ -123,6 +146,9 @@ class Keeper {
   double own_rate_ = 0.0;
   std::int64_t ops_ = 0;
   std::array<std::int64_t, static_cast<std::size_t>(KeeperClient::COUNT)> ops_by_client_{};
+  std::array<double, static_cast<std::size_t>(KeeperClient::COUNT)> stream_carry_{};
+  std::vector<Stream> streams_;
+  double sampled_pending_ = 0;  // streamed requests not yet in the histogram
   std::int64_t failed_requests_ = 0;
   double peak_in_flight_ = 0.0;
   double in_flight_integral_ = 0.0;  // request-seconds

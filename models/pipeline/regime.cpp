@@ -2,13 +2,16 @@
 
 #include <algorithm>
 
+#include "models/pipeline/sink_aggregate.h"
+
 namespace pipesim::pipeline {
 
-Regime::Regime(sim::Simulation& sim, bool exact, producer::Producer& producer,
+Regime::Regime(sim::Simulation& sim, bool exact, sim::Time sink_preroll, producer::Producer& producer,
                producer::DirectFeed& feed, broker::KafkaCluster& kafka,
                connect::ConnectCluster& connect)
     : sim_(sim),
       exact_(exact),
+      sink_preroll_(sink_preroll),
       producer_(producer),
       feed_(feed),
       kafka_(kafka),
@@ -26,7 +29,23 @@ void Regime::plan(const std::vector<sim::FaultOccurrence>& schedule,
                   const std::vector<sim::FaultSpec>& specs) {
   for (const auto& f : schedule) {
     if (touches_producer(specs[f.spec].kind)) producer_window(f.at - kProducerPreroll, f.at + f.duration);
+    sink_window(f.at - sink_preroll_, f.at + f.duration);
   }
+}
+
+void Regime::sink_window(sim::Time from, sim::Time to) {
+  if (exact_) return;
+  const sim::Time now = sim_.now();
+  from = std::max(from, now);
+  sim_.schedule(from, id_, kSinkOpen);
+  sim_.schedule(std::max(to, from), id_, kSinkClose);
+  sink_starts_.insert(std::upper_bound(sink_starts_.begin(), sink_starts_.end(), from), from);
+}
+
+bool Regime::sink_may_aggregate(sim::Time now) const {
+  if (exact_ || open_sink_windows_ > 0 || !feed_.active()) return false;
+  const auto next = std::upper_bound(sink_starts_.begin(), sink_starts_.end(), now);
+  return next == sink_starts_.end() || *next - now >= kMinStretch;
 }
 
 void Regime::start() {
@@ -40,6 +59,8 @@ void Regime::producer_window(sim::Time from, sim::Time to) {
   const sim::Time now = sim_.now();
   sim_.schedule(std::max(from, now), id_, kOpen);
   sim_.schedule(std::max(to, now), id_, kClose);
+  // The sink tasks cannot be in aggregate without the direct feed.
+  sink_window(from, to);
 }
 
 void Regime::handle(const sim::Event& event) {
@@ -56,12 +77,20 @@ void Regime::handle(const sim::Event& event) {
       check_pending_ = false;
       try_direct();
       return;
+    case kSinkOpen:
+      ++open_sink_windows_;
+      if (aggregate_) aggregate_->leave_all();
+      return;
+    case kSinkClose:
+      --open_sink_windows_;
+      return;
     default:
       break;
   }
 }
 
 void Regime::to_exact() {
+  if (aggregate_) aggregate_->leave_all();
   const sim::Time now = sim_.now();
   counters_.producer_direct_time += now - direct_since_;
   ++counters_.producer_exact_switches;

@@ -12,6 +12,14 @@
 // The pre-roll (1 s) is many round trips: by the time the fault comes, the
 // exact producer's batches, requests and in-flight windows are those of
 // steady traffic, so what the fault hits does not depend on the switch.
+//
+// The sink tasks: exact from offset.flush.interval.ms + 2 s before every
+// fault (so the commit a crash replays from, and every insert a redelivery
+// could meet in the dedup window, are the exact path's), and whenever the
+// producer is exact; otherwise a caught-up task may go on in aggregate
+// (sink_aggregate.h) if the next window is at least kMinStretch away: a
+// shorter stretch is not worth leaving the events for, and a run whose
+// faults come early (the lab configs) stays exact up to them.
 #pragma once
 
 #include <cstdint>
@@ -26,14 +34,18 @@
 
 namespace pipesim::pipeline {
 
+class SinkAggregate;
+
 class Regime final : public sim::Component, public producer::SenderObserver {
  public:
   static constexpr sim::Time kProducerPreroll = sim::Time::seconds(1);
   // How often a producer that may go back to the direct feed is looked at.
   static constexpr sim::Time kQuiescenceCheck = sim::Time::seconds(1);
+  static constexpr sim::Time kMinStretch = sim::Time::minutes(10);
 
-  Regime(sim::Simulation& sim, bool exact, producer::Producer& producer, producer::DirectFeed& feed,
-         broker::KafkaCluster& kafka, connect::ConnectCluster& connect);
+  Regime(sim::Simulation& sim, bool exact, sim::Time sink_preroll, producer::Producer& producer,
+         producer::DirectFeed& feed, broker::KafkaCluster& kafka, connect::ConnectCluster& connect);
+  void set_sink_aggregate(SinkAggregate* aggregate) { aggregate_ = aggregate; }
 
   // Fault kinds that make the producer run exactly.
   static bool touches_producer(const std::string& kind);
@@ -41,9 +53,14 @@ class Regime final : public sim::Component, public producer::SenderObserver {
   void plan(const std::vector<sim::FaultOccurrence>& schedule, const std::vector<sim::FaultSpec>& specs);
   // The producer starts taking the arrivals (time 0).
   void start();
-  // The producer runs exactly over [from, to) (and until it is quiescent).
+  // The producer runs exactly over [from, to) (and until it is quiescent);
+  // so do the sink tasks.
   void producer_window(sim::Time from, sim::Time to);
+  // The sink tasks run exactly over [from, to).
+  void sink_window(sim::Time from, sim::Time to);
   [[nodiscard]] bool direct() const { return feed_.active(); }
+  // May a caught-up task go on in aggregate now?
+  [[nodiscard]] bool sink_may_aggregate(sim::Time now) const;
 
   void handle(const sim::Event& event) override;
   void sender_ran() override;
@@ -56,7 +73,7 @@ class Regime final : public sim::Component, public producer::SenderObserver {
   [[nodiscard]] const Counters& counters() const { return counters_; }
 
  private:
-  enum EventType : std::uint32_t { kOpen = 1, kClose = 2, kCheck = 3 };
+  enum EventType : std::uint32_t { kOpen = 1, kClose = 2, kCheck = 3, kSinkOpen = 4, kSinkClose = 5 };
 
   void to_exact();
   void try_direct();
@@ -64,6 +81,10 @@ class Regime final : public sim::Component, public producer::SenderObserver {
 
   sim::Simulation& sim_;
   bool exact_;
+  sim::Time sink_preroll_;
+  SinkAggregate* aggregate_ = nullptr;
+  int open_sink_windows_ = 0;
+  std::vector<sim::Time> sink_starts_;  // planned sink windows' starts, sorted
   producer::Producer& producer_;
   producer::DirectFeed& feed_;
   broker::KafkaCluster& kafka_;

@@ -15,6 +15,7 @@
 #include "models/pipeline/disruption_episodes.h"
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/regime.h"
+#include "models/pipeline/sink_aggregate.h"
 #include "models/pipeline/topology.h"
 #include "models/producer/application.h"
 #include "models/producer/direct_feed.h"
@@ -71,9 +72,14 @@ class Run final : public sim::Component, public broker::ClusterListener {
         view_(sim_, kafka_, logs_, feed_),
         cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_,
                  fetch_settings(c), view_, deps_, c.connector.exactly_once, seed),
-        regime_(sim_, c.run.exact, producer_, feed_, kafka_, cluster_),
+        regime_(sim_, c.run.exact, c.connect.offset_flush_interval + sim::Time::seconds(2), producer_,
+                feed_, kafka_, cluster_),
+        aggregate_(sim_, SinkAggregate::Parts{c, cluster_, table_, keeper_, ledger_, logs_, workload_,
+                                              feed_, kafka_, sink_counters_, fetch_settings(c)}),
         id_(sim_.add_component(this)) {
     kafka_.set_listener(this);
+    regime_.set_sink_aggregate(&aggregate_);
+    aggregate_.set_regime(&regime_);
   }
 
   static connect::FetchSettings fetch_settings(const Config& c) {
@@ -109,6 +115,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     sim_.schedule(kHousekeeping, id_, kTidy);
     sim_.run_until(end_of_faults + config_.run.drain);
     feed_.materialize(sim_.now());
+    aggregate_.materialize(sim_.now());
     return collect();
   }
 
@@ -427,6 +434,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
   ConsumerView view_;
   connect::ConnectCluster cluster_;
   Regime regime_;
+  SinkAggregate aggregate_;
   sim::ComponentId id_;
   std::vector<sim::FaultOccurrence> schedule_;
   std::multiset<double> response_losses_;  // probabilities of the open response_loss windows

@@ -49,20 +49,29 @@ std::vector<int> DirectFeed::release_drained(sim::Time now) {
   return released;
 }
 
-std::int64_t DirectFeed::appended_by(int partition, sim::Time t) const {
+namespace {
+// Arrivals before `t`, or (coarse) before the block boundary at or below it.
+sim::Time arrival_bound(sim::Time t, bool coarse) {
+  if (!coarse) return t;
+  return sim::Time{t.us / workload::Workload::kBlock.us * workload::Workload::kBlock.us};
+}
+}  // namespace
+
+std::int64_t DirectFeed::appended_by(int partition, sim::Time t, bool coarse) const {
   const Partition& part = parts_[static_cast<std::size_t>(partition)];
   if (t < part.since) return 0;
   // Appended one way after its arrival (records that arrived before the
   // release are appended at the release).
-  const std::int64_t arrived = workload_.count_before(partition, t - one_way_ + sim::Time::micros(1));
+  const std::int64_t arrived =
+      workload_.count_before(partition, arrival_bound(t - one_way_ + sim::Time::micros(1), coarse));
   return std::max<std::int64_t>(0, arrived - part.first_id);
 }
 
-std::int64_t DirectFeed::visible_by(int partition, sim::Time t) const {
+std::int64_t DirectFeed::visible_by(int partition, sim::Time t, bool coarse) const {
   const Partition& part = parts_[static_cast<std::size_t>(partition)];
   if (t < part.since + part.replication) return 0;
   const std::int64_t arrived = workload_.count_before(
-      partition, t - part.replication - one_way_ + sim::Time::micros(1));
+      partition, arrival_bound(t - part.replication - one_way_ + sim::Time::micros(1), coarse));
   return std::max<std::int64_t>(0, arrived - part.first_id);
 }
 
@@ -70,11 +79,15 @@ void DirectFeed::materialize(sim::Time now) {
   for (std::size_t p = 0; p < parts_.size(); ++p) materialize(static_cast<int>(p), now);
 }
 
-void DirectFeed::materialize(int partition, sim::Time now) {
+void DirectFeed::materialize(int partition, sim::Time now) { write(partition, now, false); }
+
+void DirectFeed::materialize_coarse(int partition, sim::Time now) { write(partition, now, true); }
+
+void DirectFeed::write(int partition, sim::Time now, bool coarse) {
   const auto p = static_cast<std::size_t>(partition);
   if (!active_ || hold_[p]) return;
   Partition& part = parts_[p];
-  const std::int64_t append_to = part.first_id + appended_by(partition, now);
+  const std::int64_t append_to = part.first_id + appended_by(partition, now, coarse);
   if (append_to > part.appended) {
     const std::int64_t count = append_to - part.appended;
     // KafkaProducer.send of the records that arrived: the ledger's ids.
@@ -84,11 +97,15 @@ void DirectFeed::materialize(int partition, sim::Time now) {
                       "the direct feed's log has another writer");
     TransactionManager& tm = producer_.transaction_manager();
     const std::int64_t sequence = tm.take_acknowledged(partition, count);
+    // The batch timestamp (CreateTime) of its first record; a coarse write
+    // draws no instant and takes the write time, a little later.
+    const sim::Time created = coarse ? now : workload_.arrival_time(partition, part.appended);
     cluster_.append_direct(partition, part.appended, count, sequence >= 0 ? tm.producer_id() : -1,
-                           tm.epoch(), sequence, workload_.arrival_time(partition, part.appended), now);
+                           tm.epoch(), sequence, created, now);
     part.appended = append_to;
   }
-  const std::int64_t expose_to = std::min(part.appended, part.first_id + visible_by(partition, now));
+  const std::int64_t expose_to =
+      std::min(part.appended, part.first_id + visible_by(partition, now, coarse));
   if (expose_to > part.exposed) {
     cluster_.expose_direct(partition, part.base_offset + (expose_to - part.first_id));
     part.exposed = expose_to;
@@ -144,6 +161,16 @@ std::int64_t DirectFeed::high_watermark_at(int partition, sim::Time t) const {
   const auto p = static_cast<std::size_t>(partition);
   if (!active_ || hold_[p] || t < parts_[p].since) return -1;  // connect::LogView::kUnknown
   return parts_[p].base_offset + visible_by(partition, t);
+}
+
+double DirectFeed::expected_high_watermark_at(int partition, sim::Time t) const {
+  const auto p = static_cast<std::size_t>(partition);
+  const Partition& part = parts_[p];
+  if (!active_ || hold_[p] || t < part.since + part.replication) {
+    return static_cast<double>(logs_[p].high_watermark());
+  }
+  const double arrived = workload_.expected_count_before(partition, t - part.replication - one_way_);
+  return static_cast<double>(part.base_offset) + std::max(0.0, arrived - static_cast<double>(part.first_id));
 }
 
 }  // namespace pipesim::producer

@@ -45,6 +45,9 @@ class DirectFeed {
   // Appends and exposes what is due by `now` (every partition / one).
   void materialize(sim::Time now);
   void materialize(int partition, sim::Time now);
+  // The same up to the last arrival block boundary only, so that no arrival
+  // instant is drawn (what an aggregated stretch needs: counts, not instants).
+  void materialize_coarse(int partition, sim::Time now);
   // Partitions still held for the exact producer; releases those it has
   // drained (they are materialised). Returns the partitions released.
   std::vector<int> release_drained(sim::Time now);
@@ -55,6 +58,10 @@ class DirectFeed {
   // high watermark at an earlier instant.
   [[nodiscard]] sim::Time visible_at(int partition, std::int64_t offset) const;
   [[nodiscard]] std::int64_t high_watermark_at(int partition, sim::Time t) const;
+  // The same from block counts alone (no arrival instant drawn): exact at
+  // block boundaries, interpolated in between; for bookkeeping that needs no
+  // exact offset (the lag a commit sees in an aggregated stretch).
+  [[nodiscard]] double expected_high_watermark_at(int partition, sim::Time t) const;
 
  private:
   struct Partition {
@@ -66,8 +73,9 @@ class DirectFeed {
     sim::Time replication{};
   };
   // Records of the feed appended / visible by t.
-  [[nodiscard]] std::int64_t appended_by(int partition, sim::Time t) const;
-  [[nodiscard]] std::int64_t visible_by(int partition, sim::Time t) const;
+  [[nodiscard]] std::int64_t appended_by(int partition, sim::Time t, bool coarse = false) const;
+  [[nodiscard]] std::int64_t visible_by(int partition, sim::Time t, bool coarse = false) const;
+  void write(int partition, sim::Time now, bool coarse);
   void release(int partition, sim::Time now);
 
   workload::Workload& workload_;

@@ -39,9 +39,11 @@ class Workload {
 
   Workload(const WorkloadOptions& options, int partitions, std::uint64_t seed);
 
-  // Records per second at time t, whole table / one partition.
+  // Records per second at time t, whole table / one partition (0 from the stop on).
   [[nodiscard]] double rate_at(sim::Time t) const;
-  [[nodiscard]] double partition_rate_at(sim::Time t) const { return rate_at(t) / partitions_; }
+  [[nodiscard]] double partition_rate_at(sim::Time t) const {
+    return t >= stop_ ? 0.0 : rate_at(t) / partitions_;
+  }
   // The busiest hour's multiplier of the profile (mean 1).
   [[nodiscard]] double peak_multiplier() const;
   [[nodiscard]] int partitions() const { return partitions_; }

@@ -1,0 +1,69 @@
+// A caught-up sink task's steady state: how often it puts, how many records
+// a put carries, how long its inserts take (the aggregate's rates).
+//
+// A caught-up task does one put per poll, and a poll returns what the
+// pipelined fetches brought while the previous put ran (Fetcher): a batch is
+// what arrived during about one cycle, and the cycle is the put's inserts
+// (and, with exactlyOnce, its KeeperMap queries). At low rates a fetch often
+// finds nothing and waits at the broker for the first record, which makes
+// the next batches smaller still. There is no closed form for that chain, so
+// it is run here: the real Fetcher on Poisson arrivals, the insert's real
+// cost function, many cycles (with the lognormal factor stratified), once
+// per (partitions, rate, layout) and cached. The result is a property of the
+// config, not of a seed: the same for every seed (its Monte Carlo error,
+// ~0.1%, is declared in the README and bounded by tests against the exact
+// path).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/connect/fetcher.h"
+#include "sim/engine/time.h"
+
+namespace pipesim::connect {
+
+struct SteadyInputs {
+  std::vector<int> leaders;        // the broker leading each of the task's partitions
+  double rate_per_partition = 0;   // records/s
+  FetchSettings fetch;
+  std::int64_t max_poll_records = 500;
+  // An insert: local work (base + per row) x a lognormal factor, then its
+  // Keeper requests one after another, then (insert_quorum) the wait for
+  // the other replicas.
+  sim::Time insert_base = sim::Time::millis(15);
+  sim::Time insert_per_row = sim::Time::micros(20);
+  double insert_sigma = 0.25;
+  sim::Time keeper_request = sim::Time::micros(1025);  // mean time of one Keeper request
+  int keeper_requests_per_insert = 2;
+  sim::Time insert_wait = sim::Time{};  // quorum: until the other replicas have the part
+  // exactlyOnce: the KeeperMap queries of a partition's batch (read, then
+  // BEFORE and AFTER writes), in Keeper requests.
+  int keeper_map_requests = 0;
+};
+
+struct SteadyCycle {
+  double inserts_per_s = 0;    // of the task
+  double cycle_s = 0;          // mean time from one put to the next
+  double rows_per_insert = 0;
+  double keeper_requests_per_s = 0;  // its inserts' and KeeperMap queries'
+  double keeper_map_queries_per_s = 0;
+  // d(inserts_per_s) per microsecond more per Keeper request (< 0).
+  double inserts_per_s_per_keeper_us = 0;
+  // No put came near max.poll.records or a fetch cap: the task keeps up.
+  bool caught_up = true;
+  // Quantiles (1%, 2%, ... 100%-) of an insert's time at the server, us.
+  std::array<std::int64_t, 100> insert_latency_us{};
+};
+
+// Deterministic: runs the chain with a fixed internal seed.
+SteadyCycle steady_cycle(const SteadyInputs& in);
+// The same, computed once per distinct input in the process (thread-safe).
+const SteadyCycle& steady_cycle_cached(const SteadyInputs& in);
+
+// The inverse standard normal distribution function (Acklam's rational
+// approximation, relative error < 1.2e-9). REQUIRES: 0 < p < 1.
+double inverse_normal(double p);
+
+}  // namespace pipesim::connect

@@ -1,0 +1,221 @@
+#include "models/pipeline/sink_aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/pipeline/regime.h"
+#include "sim/engine/invariant.h"
+
+namespace pipesim::pipeline {
+
+namespace {
+constexpr sim::Time kHourLength = sim::Time::hours(1);
+// Keeper request times are looked up in steps of this much (the rate is
+// corrected linearly within a step).
+constexpr std::int64_t kKeeperStepUs = 25;
+}  // namespace
+
+SinkAggregate::SinkAggregate(sim::Simulation& sim, const Parts& parts)
+    : sim_(sim), parts_(parts), id_(sim.add_component(this)) {
+  parts_.table.set_aggregate_source(this);
+  for (const auto& t : parts_.connect.tasks()) t->set_aggregate_host(this);
+}
+
+const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask& task, sim::Time t) {
+  const Config& c = parts_.config;
+  connect::SteadyInputs in;
+  // Only which partitions share a leader matters (one fetch per broker):
+  // brokers are numbered in order of first appearance.
+  std::vector<int> seen;
+  for (const int p : task.partitions()) {
+    const int leader = parts_.kafka.leader(p);
+    const auto it = std::find(seen.begin(), seen.end(), leader);
+    in.leaders.push_back(static_cast<int>(it - seen.begin()));
+    if (it == seen.end()) seen.push_back(leader);
+  }
+  in.rate_per_partition = parts_.workload.partition_rate_at(t);
+  in.fetch = parts_.fetch;
+  in.max_poll_records = task.max_poll_records();
+  in.insert_base = c.clickhouse.insert_base_latency;
+  in.insert_per_row = c.clickhouse.insert_latency_per_row;
+  in.insert_sigma = c.clickhouse.insert_latency_sigma;
+  const sim::Time k = parts_.keeper.expected_request_time(sim_.now());
+  in.keeper_request = sim::Time{(k.us + kKeeperStepUs / 2) / kKeeperStepUs * kKeeperStepUs};
+  in.keeper_requests_per_insert = parts_.table.quorum() ? 5 : 2;
+  if (parts_.table.quorum()) {
+    in.insert_wait = in.keeper_request * c.clickhouse.keeper_requests_per_fetch +
+                     c.clickhouse.replication_fetch_latency;
+  }
+  // StorageKeeperMap: the state read (1 request), the BEFORE and AFTER writes (2 each).
+  in.keeper_map_requests = c.connector.exactly_once ? 5 : 0;
+  return connect::steady_cycle_cached(in);
+}
+
+double SinkAggregate::inserts_per_s(const connect::SteadyCycle& s) const {
+  const sim::Time k = parts_.keeper.expected_request_time(sim_.now());
+  const std::int64_t bucket = (k.us + kKeeperStepUs / 2) / kKeeperStepUs * kKeeperStepUs;
+  return std::max(0.0, s.inserts_per_s + s.inserts_per_s_per_keeper_us * static_cast<double>(k.us - bucket));
+}
+
+bool SinkAggregate::may_aggregate(const connect::WorkerSinkTask& task) {
+  const Config& c = parts_.config;
+  const sim::Time now = sim_.now();
+  if (c.run.exact || regime_ == nullptr || !regime_->sink_may_aggregate(now)) return false;
+  // Not modelled in aggregate (yet): they change what a put inserts.
+  if (c.connector.buffer_count > 0 || c.connector.ignore_partitions_when_batching) return false;
+  if (!parts_.feed.active() || !parts_.table.healthy() || !parts_.keeper.healthy(now)) return false;
+  for (const int p : task.partitions()) {
+    if (parts_.feed.held(p) || parts_.kafka.leader(p) < 0) return false;
+  }
+  return steady(task, now).caught_up;
+}
+
+void SinkAggregate::entered(connect::WorkerSinkTask& task) {
+  const sim::Time now = sim_.now();
+  materialize(now);
+  members_.push_back(Member{&task, now, now, 0, 0});
+  ++counters_.entries;
+  update_rates();
+  schedule_hour();
+}
+
+void SinkAggregate::leaving(connect::WorkerSinkTask& task) {
+  const sim::Time now = sim_.now();
+  const auto it = std::find_if(members_.begin(), members_.end(),
+                               [&](const Member& m) { return m.task == &task; });
+  PIPESIM_INVARIANT(it != members_.end(), "a task left an aggregate it was not in");
+  it->leaving = true;
+  materialize(now);
+  counters_.task_seconds += (now - it->since).as_seconds();
+  // The stored state is the last batch put: about one cycle's records.
+  const connect::SteadyCycle& s = steady(task, now);
+  const auto last_batch = std::max<std::int64_t>(1, std::llround(s.rows_per_insert));
+  sink::SinkStateStore& state = task.connector().state();
+  for (const int p : task.partitions()) {
+    const std::int64_t put = task.put_position_of(p);
+    if (put <= 0) continue;
+    const std::int64_t lo = std::max<std::int64_t>(
+        std::max<std::int64_t>(0, put - last_batch),
+        state.get(p).state == sink::ProcessingState::NONE ? 0 : state.get(p).range.max + 1);
+    if (lo > put - 1) continue;
+    state.set(p, sink::StateRecord{sink::ProcessingState::AFTER_PROCESSING, sink::OffsetRange{lo, put - 1}});
+  }
+  members_.erase(it);
+  update_rates();
+}
+
+void SinkAggregate::leave_all() {
+  while (!members_.empty()) members_.front().task->leave_aggregate();
+}
+
+void SinkAggregate::materialize(sim::Time now) {
+  for (auto& m : members_) advance(m, now);
+}
+
+void SinkAggregate::advance(Member& m, sim::Time now) {
+  if (now <= m.done_to) return;
+  connect::WorkerSinkTask& task = *m.task;
+  const Config& c = parts_.config;
+  // The inserts, hour by hour (the rate is constant within an hour).
+  const sim::Time stop = parts_.workload.stop();
+  for (sim::Time a = m.done_to; a < now;) {
+    sim::Time b = std::min(now, sim::Time{(a.us / kHourLength.us + 1) * kHourLength.us});
+    if (a < stop && stop < b) b = stop;  // no arrivals from the stop on: no inserts
+    const connect::SteadyCycle& s = steady(task, a);
+    const double seconds = (b - a).as_seconds();
+    m.inserts += inserts_per_s(s) * seconds;
+    m.map_queries += s.keeper_map_queries_per_s * seconds;
+    a = b;
+  }
+  const auto inserts = static_cast<std::int64_t>(m.inserts);
+  m.inserts -= static_cast<double>(inserts);
+  const auto map_queries = static_cast<std::int64_t>(m.map_queries);
+  m.map_queries -= static_cast<double>(map_queries);
+  const connect::SteadyCycle& s = steady(task, now);
+  const sim::Time cycle{std::llround(s.cycle_s * 1e6)};
+
+  // The put position follows the records visible one cycle ago; what it
+  // passes is inserted once.
+  connect::ConsumerGroup& group = task.group();
+  std::vector<broker::IdPiece> pieces;
+  for (const int p : task.partitions()) {
+    // Counts only, from the arrival blocks (no instant drawn), unless the
+    // task leaves now: then exactly as a put that just returned.
+    std::int64_t target;
+    if (m.leaving) {
+      parts_.feed.materialize(p, now);
+      target = parts_.feed.high_watermark_at(p, now - cycle);
+    } else {
+      parts_.feed.materialize_coarse(p, now);
+      target = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, now - cycle));
+    }
+    const std::int64_t old = task.put_position_of(p);
+    target = std::clamp(target, old, parts_.logs[static_cast<std::size_t>(p)].high_watermark());
+    if (target > old) {
+      pieces.clear();
+      parts_.logs[static_cast<std::size_t>(p)].translate(old, target - 1, pieces);
+      const std::uint64_t serial = parts_.ledger.next_insert_serial();
+      for (const auto& piece : pieces) {
+        parts_.ledger.record_rows(p, ledger::RowRange{piece.ids, piece.segment_uid, piece.cause,
+                                                      ledger::InsertTag::NORMAL, serial,
+                                                      parts_.table.partition_at(now)});
+      }
+      group.note_delivered(p, target);
+      task.set_put_position(p, target);
+    }
+  }
+  // Commits that fell due: the first poll after the due time commits the
+  // position of the puts that returned by then.
+  while (task.next_commit() <= now) {
+    const sim::Time at = task.next_commit();
+    for (const int p : task.partitions()) {
+      const auto hw = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, at));
+      group.note_high_watermark(p, hw);
+      const auto put = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, at - cycle));
+      group.commit(p, std::clamp(put, group.committed(p), task.put_position_of(p)), at);
+    }
+    ++parts_.connect.counters().commits;
+    task.set_next_commit(at + c.connect.offset_flush_interval + sim::Time{cycle.us / 2});
+  }
+  parts_.table.add_aggregate_inserts(inserts, s.insert_latency_us, map_queries);
+  parts_.sink_counters.classifications[1][static_cast<std::size_t>(sink::RangeState::NEW)] += inserts;
+  parts_.sink_counters.keeper_map_ops += map_queries;
+  m.done_to = now;
+}
+
+void SinkAggregate::update_rates() {
+  double inserts = 0;
+  double map_requests = 0;
+  const int requests_per_batch = parts_.config.connector.exactly_once ? 5 : 0;
+  for (const auto& m : members_) {
+    const double rate = inserts_per_s(steady(*m.task, sim_.now()));
+    inserts += rate;
+    map_requests += rate * requests_per_batch;
+  }
+  parts_.table.set_aggregate_rate(inserts, map_requests);
+}
+
+void SinkAggregate::schedule_hour() {
+  if (hour_pending_ || members_.empty()) return;
+  hour_pending_ = true;
+  sim::Time next{(sim_.now().us / kHourLength.us + 1) * kHourLength.us};
+  // The rate also changes when the workload stops.
+  if (parts_.workload.stop() > sim_.now()) next = std::min(next, parts_.workload.stop());
+  sim_.schedule(next, id_, kHour);
+}
+
+void SinkAggregate::handle(const sim::Event& event) {
+  if (event.type != kHour) return;
+  hour_pending_ = false;
+  materialize(sim_.now());
+  // A new hour, a new rate: a task that would not keep up goes back to events.
+  std::vector<connect::WorkerSinkTask*> leavers;
+  for (const auto& m : members_) {
+    if (!steady(*m.task, sim_.now()).caught_up) leavers.push_back(m.task);
+  }
+  for (auto* t : leavers) t->leave_aggregate();
+  update_rates();
+  schedule_hour();
+}
+
+}  // namespace pipesim::pipeline

@@ -1,0 +1,120 @@
+// Healthy sink stretches advanced in aggregate: a declared shortcut (off with
+// run.exact=true), tested against the exact path on the same seeds.
+//
+// A caught-up task puts tens of times a second per partition (one put per
+// fetch-plus-put cycle, connect::SteadyCycle), 25-40 million inserts a day for
+// the production baseline: too many to simulate one by one within the speed
+// target. While nothing unfolds (no fault's window open or near, the producer
+// on its direct feed, every replica and Keeper healthy, the task caught up
+// and far from its poll and fetch limits), a task's puts are counted instead:
+//   - its put position follows the records visible one cycle ago, and what it
+//     passes is inserted once (the ledger gets the rows as ranges);
+//   - its inserts come at the steady rate of connect::steady_cycle() for its
+//     partitions and the hour's rate, corrected for Keeper's current request
+//     time; each commits a new part: the table counts it, its block id enters
+//     the dedup window anonymously (nobody redelivers it: no redelivery comes
+//     without a fault), the cleanup threads see its blocks and parts;
+//   - their Keeper requests (inserts, replication, KeeperMap) load Keeper as a
+//     steady stream, and their latencies enter the histograms as the steady
+//     state spreads them;
+//   - commits happen every offset.flush.interval.ms (plus half a cycle: the
+//     next poll after it is due), at the position one cycle before.
+// Counting happens when someone looks (a cleanup thread, the background
+// scheduler's wake-up check, the end of an hour, the task leaving): between
+// those, nothing of the stretch costs anything.
+// Leaving (anything touches the task): the task resumes as right after a put
+// that returned, its fetch buffer empty, its stored state the last batch.
+// Why answers do not change: duplicates and losses come from faults; every
+// fault's window opens offset.flush.interval.ms + 2 s ahead, so the commit a
+// crash replays from, the batches in flight and the dedup window's recent
+// ids are all the exact path's when the fault comes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "models/broker/kafka_cluster.h"
+#include "models/clickhouse/table.h"
+#include "models/connect/connect_cluster.h"
+#include "models/connect/steady_cycle.h"
+#include "models/keeper/keeper.h"
+#include "models/ledger/ledger.h"
+#include "models/pipeline/config.h"
+#include "models/producer/direct_feed.h"
+#include "models/sink/sink_counters.h"
+#include "models/workload/workload.h"
+#include "sim/engine/simulation.h"
+
+namespace pipesim::pipeline {
+
+class Regime;
+
+class SinkAggregate final : public sim::Component,
+                            public connect::AggregateHost,
+                            public clickhouse::AggregateInserts {
+ public:
+  struct Parts {
+    const Config& config;
+    connect::ConnectCluster& connect;
+    clickhouse::ReplicatedTable& table;
+    keeper::Keeper& keeper;
+    ledger::Ledger& ledger;
+    std::vector<broker::PartitionLog>& logs;
+    workload::Workload& workload;
+    producer::DirectFeed& feed;
+    broker::KafkaCluster& kafka;
+    sink::SinkCounters& sink_counters;
+    connect::FetchSettings fetch;
+  };
+  SinkAggregate(sim::Simulation& sim, const Parts& parts);
+  void set_regime(const Regime* regime) { regime_ = regime; }
+
+  // connect::AggregateHost
+  [[nodiscard]] bool may_aggregate(const connect::WorkerSinkTask& task) override;
+  void entered(connect::WorkerSinkTask& task) override;
+  void leaving(connect::WorkerSinkTask& task) override;
+  // clickhouse::AggregateInserts
+  void materialize(sim::Time now) override;
+
+  // Every task in aggregate resumes event by event (a window opens).
+  void leave_all();
+  [[nodiscard]] bool any() const { return !members_.empty(); }
+
+  void handle(const sim::Event& event) override;
+
+  struct Counters {
+    std::int64_t entries = 0;
+    double task_seconds = 0;  // task-time spent in aggregate
+  };
+  [[nodiscard]] const Counters& counters() const { return counters_; }
+
+ private:
+  enum EventType : std::uint32_t { kHour = 1 };
+  struct Member {
+    connect::WorkerSinkTask* task = nullptr;
+    sim::Time since{};
+    sim::Time done_to{};
+    double inserts = 0;  // counted, not yet handed to the table (fractions)
+    double map_queries = 0;
+    bool leaving = false;  // counted exactly, to the instant
+  };
+  // The steady state of a task's partitions at the rate of time t, for
+  // Keeper's current request time.
+  const connect::SteadyCycle& steady(const connect::WorkerSinkTask& task, sim::Time t);
+  [[nodiscard]] double inserts_per_s(const connect::SteadyCycle& s) const;
+  void advance(Member& m, sim::Time now);
+  void update_rates();
+  void schedule_hour();
+
+  sim::Simulation& sim_;
+  Parts parts_;
+  const Regime* regime_ = nullptr;
+  sim::ComponentId id_;
+  std::vector<Member> members_;
+  bool hour_pending_ = false;
+  sim::Time keeper_request_{};  // the request time the rates were last set for
+  Counters counters_;
+};
+
+}  // namespace pipesim::pipeline
