@@ -21,6 +21,8 @@ struct Recorder final : ClusterListener {
   void broker_died(int b) override { calls.push_back("died " + std::to_string(b)); }
   void isr_shrunk(int p) override { calls.push_back("isr " + std::to_string(p)); }
   void records_visible(int) override {}
+  void leader_elected(int) override {}
+  void change_planned(sim::Time) override {}
   void log_truncated(int p, std::int64_t end, const std::vector<IdPiece>& removed) override {
     calls.push_back("truncated " + std::to_string(p) + " at " + std::to_string(end));
     for (const auto& r : removed) truncated += r.ids.count;

@@ -108,7 +108,6 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
     raw["workload"]["profile"] = hourly;
   }
   if (d.coin()) raw["workload"]["arrivals"] = d.pick_text({"poisson", "fixed"});
-  if (d.coin()) raw["workload"]["tick"] = d.pick_text({"100ms", "1s", "10s", "1m"});
   if (d.coin(0.2)) raw["workload"]["record_bytes"] = d.pick<std::int64_t>({1, 100000000});
 
   const std::int64_t partitions = d.pick<std::int64_t>({1, 1, 2, 3, 8, 64});

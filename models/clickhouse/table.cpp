@@ -271,8 +271,20 @@ sim::Time ReplicatedTable::quorum_wait() {
          options_.replication_fetch_latency;
 }
 
+void ReplicatedTable::flush_aggregate_latencies() {
+  if (pending_latency_profile_ == nullptr || pending_latency_count_ == 0) return;
+  const auto& profile = *pending_latency_profile_;
+  const auto strata = static_cast<std::int64_t>(profile.size());
+  for (std::size_t q = 0; q < profile.size(); ++q) {
+    const std::int64_t weight = pending_latency_count_ / strata +
+                                (static_cast<std::int64_t>(q) < pending_latency_count_ % strata ? 1 : 0);
+    if (weight > 0) insert_latency_us_.add(profile[q], weight);
+  }
+  pending_latency_count_ = 0;
+}
+
 void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
-                                            const std::array<std::int64_t, 100>& latency_us,
+                                            const std::array<std::int64_t, 1000>& latency_us,
                                             std::int64_t keeper_map_queries) {
   if (count <= 0 && keeper_map_queries <= 0) return;
   const sim::Time now = sim_.now();
@@ -286,12 +298,13 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
     rep.blocks_since_run += window_.enabled() ? count : 0;
     rep.parts_since_run += count;
   }
-  // Their server times, as the steady state spreads them; each part reaches
-  // the other replicas after their Keeper requests and the fetch.
-  for (std::size_t q = 0; q < latency_us.size(); ++q) {
-    const std::int64_t weight = count / 100 + (static_cast<std::int64_t>(q) < count % 100 ? 1 : 0);
-    if (weight > 0) insert_latency_us_.add(latency_us[q], weight);
-  }
+  // Their server times, as the steady state spreads them (the profile is
+  // the steady state's, cached: the same object while the state stays);
+  // each part reaches the other replicas after their Keeper requests and
+  // the fetch.
+  if (pending_latency_profile_ != &latency_us) flush_aggregate_latencies();
+  pending_latency_profile_ = &latency_us;
+  pending_latency_count_ += count;
   const sim::Time lag = keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
                         options_.replication_fetch_latency;
   replication_lag_us_.add(lag.us, count * (static_cast<std::int64_t>(replicas_.size()) - 1));

@@ -121,7 +121,7 @@ class ReplicatedTable final : public sim::Component {
   // inserts that each committed a new part (a new token: no dedup hit), the
   // last one now, their server times spread as `latency_us` (quantiles);
   // `keeper_map_queries` of the sink's state queries with them.
-  void add_aggregate_inserts(std::int64_t count, const std::array<std::int64_t, 100>& latency_us,
+  void add_aggregate_inserts(std::int64_t count, const std::array<std::int64_t, 1000>& latency_us,
                              std::int64_t keeper_map_queries);
   // ... and their steady rates from now on, per second: Keeper's load.
   void set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s);
@@ -157,7 +157,8 @@ class ReplicatedTable final : public sim::Component {
 
   [[nodiscard]] const TableCounters& counters() const { return counters_; }
   // Server answer time of inserts (arrival to answer), microseconds.
-  [[nodiscard]] const sim::Histogram& insert_latency_histogram() const {
+  [[nodiscard]] const sim::Histogram& insert_latency_histogram() {
+    flush_aggregate_latencies();
     return insert_latency_us_;
   }
   // Time from a part's commit until another replica has it, microseconds.
@@ -245,6 +246,9 @@ class ReplicatedTable final : public sim::Component {
   void replan_quorums_after(int replica, sim::Time available_again);
   [[nodiscard]] std::uint32_t table_partition(sim::Time at) const;
   [[nodiscard]] sim::Time wake_check_every() const;
+  // Aggregated inserts enter the latency histogram in bulk (1000 strata),
+  // once per latency profile.
+  void flush_aggregate_latencies();
 
   sim::Simulation& sim_;
   ClickHouseOptions options_;
@@ -270,6 +274,8 @@ class ReplicatedTable final : public sim::Component {
   int keeper_replication_stream_ = -1;
   int keeper_map_stream_ = -1;
   bool wake_check_pending_ = false;
+  const std::array<std::int64_t, 1000>* pending_latency_profile_ = nullptr;
+  std::int64_t pending_latency_count_ = 0;
   std::vector<Insert> pending_;
   std::vector<std::uint32_t> free_slots_;
   TableCounters counters_;

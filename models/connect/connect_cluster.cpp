@@ -62,7 +62,7 @@ void ConnectCluster::try_complete_rebalance() {
   if (unevicted_ > 0) return;  // the coordinator waits for the dead member's session to expire
   if (std::any_of(awaiting_.begin(), awaiting_.end(), [](bool a) { return a; })) return;
   completion_scheduled_ = true;
-  sim_.schedule_in(options_.rebalance_time, id_, kCompleteRebalance);
+  plan(options_.rebalance_time, kCompleteRebalance);
 }
 
 void ConnectCluster::complete_rebalance() {
@@ -171,17 +171,16 @@ void ConnectCluster::kill_worker(int worker) {
     if (was_member) {
       // Nobody notices until the member's session expires.
       ++unevicted_;
-      sim_.schedule_in(options_.session_timeout, id_, kEvict);
+      plan(options_.session_timeout, kEvict);
     }
   }
-  sim_.schedule_in(options_.worker_restart_delay, id_, kWorkerBack,
-                   static_cast<std::uint32_t>(worker));
+  plan(options_.worker_restart_delay, kWorkerBack, static_cast<std::uint32_t>(worker));
   if (options_.workers > 1) {
     // Incremental cooperative rebalancing keeps the departed worker's tasks
     // unassigned for scheduled.rebalance.max.delay.ms after the worker group
     // noticed it (its own session timeout), then starts them elsewhere.
-    sim_.schedule_in(options_.worker_session_timeout + options_.scheduled_rebalance_max_delay, id_,
-                     kMoveTasks, static_cast<std::uint32_t>(worker));
+    plan(options_.worker_session_timeout + options_.scheduled_rebalance_max_delay, kMoveTasks,
+         static_cast<std::uint32_t>(worker));
   }
 }
 
@@ -196,7 +195,21 @@ void ConnectCluster::rebalance(std::int64_t max_poll_records) {
   request_rebalance();
 }
 
+void ConnectCluster::plan(sim::Time delay, std::uint32_t type, std::uint32_t arg) {
+  const sim::Time at = sim_.now() + delay;
+  planned_.insert(at);
+  if (plans_) plans_->connect_change_planned(at);
+  sim_.schedule(at, id_, type, arg);
+}
+
+bool ConnectCluster::settled() const {
+  if (rebalancing_ || unevicted_ > 0) return false;
+  return std::none_of(worker_down_.begin(), worker_down_.end(), [](bool d) { return d; });
+}
+
 void ConnectCluster::handle(const sim::Event& e) {
+  // Every event of the cluster is a planned change.
+  if (const auto it = planned_.find(e.at); it != planned_.end()) planned_.erase(it);
   switch (e.type) {
     case kCompleteRebalance:
       complete_rebalance();
@@ -291,7 +304,7 @@ void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
   } else {
     delay = operator_delay_.exponential_time(operator_.restart_delay);
   }
-  sim_.schedule_in(delay, id_, kOperatorRestart, static_cast<std::uint32_t>(t));
+  plan(delay, kOperatorRestart, static_cast<std::uint32_t>(t));
 }
 
 void ConnectCluster::task_progressed(int t) {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,14 @@
 #include "sim/engine/simulation.h"
 
 namespace pipesim::connect {
+
+// Told when the cluster plans a change of its own (an eviction, a worker's
+// return, tasks moved, the operator's restart).
+class ClusterPlans {
+ public:
+  virtual ~ClusterPlans() = default;
+  virtual void connect_change_planned(sim::Time at) = 0;
+};
 
 class ConnectCluster final : public sim::Component, public TaskListener {
  public:
@@ -68,6 +77,13 @@ class ConnectCluster final : public sim::Component, public TaskListener {
 
   [[nodiscard]] const TaskCounters& counters() const { return counters_; }
   [[nodiscard]] TaskCounters& counters() { return counters_; }
+  void set_plans(ClusterPlans* plans) { plans_ = plans; }
+  // The earliest change the cluster has planned (Time::max(): none).
+  [[nodiscard]] sim::Time next_planned_change() const {
+    return planned_.empty() ? sim::Time::max() : *planned_.begin();
+  }
+  // No rebalance under way, every member alive and in the group, no worker away.
+  [[nodiscard]] bool settled() const;
   [[nodiscard]] const ConsumerGroup& group() const { return group_; }
   [[nodiscard]] const std::vector<std::unique_ptr<WorkerSinkTask>>& tasks() const { return tasks_; }
   [[nodiscard]] int worker_of(int task) const { return worker_of_[static_cast<std::size_t>(task)]; }
@@ -82,6 +98,8 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   };
 
   void story(const std::string& name, const std::string& text);
+  // A change the cluster makes by itself later: scheduled and announced.
+  void plan(sim::Time delay, std::uint32_t type, std::uint32_t arg = 0);
   void request_rebalance();
   void try_complete_rebalance();
   void complete_rebalance();
@@ -104,6 +122,8 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   TaskCounters counters_;
   sim::RandomStream operator_delay_;
   sim::ComponentId id_;
+  ClusterPlans* plans_ = nullptr;
+  std::multiset<sim::Time> planned_;
 
   // Consumer group state.
   std::vector<bool> member_;    // live consumer in the group

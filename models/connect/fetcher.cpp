@@ -104,7 +104,7 @@ void Fetcher::answer(Request& r, sim::Time at, const LogView& view, bool now_vie
   }
 }
 
-sim::Time Fetcher::answer_time(const Request& r, const LogView& view) const {
+sim::Time Fetcher::answer_time(const Request& r, const LogView& view, bool chained) const {
   const sim::Time timeout = r.sent + settings_.max_wait;
   // The instant fetch.min.bytes become readable, if the brokers can tell:
   // the min_records-th earliest visibility among the request's partitions.
@@ -123,19 +123,39 @@ sim::Time Fetcher::answer_time(const Request& r, const LogView& view) const {
   if (static_cast<std::int64_t>(times.size()) < need) return timeout;
   std::nth_element(times.begin(), times.begin() + (need - 1), times.end());
   const sim::Time ready = std::max(times[static_cast<std::size_t>(need - 1)], r.sent);
-  return std::min(ready, timeout);
+  if (ready <= timeout || !chained) return std::min(ready, timeout);
+  // Fetches go out every max_wait + latency; the one waiting at `ready`
+  // answers then, or, if `ready` falls while an empty answer travels, the
+  // next one answers when it is sent.
+  const sim::Time period = settings_.max_wait + settings_.latency;
+  const std::int64_t k = (ready - r.sent).us / period.us;
+  const sim::Time sent = r.sent + period * k;
+  return ready <= sent + settings_.max_wait ? ready : sent + period;
 }
 
-void Fetcher::settle(sim::Time now, const LogView& view) {
+void Fetcher::rebase(Request& r, sim::Time now) const {
+  const sim::Time period = settings_.max_wait + settings_.latency;
+  if (r.answered || period.us <= 0 || now < r.sent + period) return;
+  const std::int64_t k = (now - r.sent).us / period.us;
+  r.sent = r.sent + period * k;
+  // A fetch sent anew sees what is readable then, nothing recorded before.
+  for (auto& p : r.parts) p.end = p.offset;
+}
+
+void Fetcher::settle(sim::Time now, const LogView& view, bool blocked) {
   for (auto& r : requests_) {
     if (r.answered) continue;
-    const sim::Time at = answer_time(r, view);
-    if (at <= now) answer(r, at, view, false);
+    const sim::Time at = answer_time(r, view, blocked);
+    if (at <= now) {
+      answer(r, at, view, false);
+    } else if (blocked) {
+      rebase(r, now);
+    }
   }
 }
 
-void Fetcher::collect_responses(sim::Time now, const LogView& view) {
-  settle(now, view);
+void Fetcher::collect_responses(sim::Time now, const LogView& view, bool blocked) {
+  settle(now, view, blocked);
   // Responses are buffered in the order they arrive.
   std::vector<std::size_t> arrived;
   for (std::size_t i = 0; i < requests_.size(); ++i) {
@@ -209,10 +229,10 @@ void Fetcher::send_fetches(sim::Time now, const LogView& view) {
 }
 
 Fetcher::PollResult Fetcher::poll(sim::Time now, const LogView& view, std::int64_t max_records,
-                                  std::vector<sink::PartitionBatch>& out) {
+                                  std::vector<sink::PartitionBatch>& out, bool blocked) {
   PollResult result;
   if (paused_) return result;
-  collect_responses(now, view);
+  collect_responses(now, view, blocked);
   std::int64_t room = max_records;
   while (room > 0 && !completed_.empty()) {
     Completed& c = completed_.front();
@@ -242,20 +262,29 @@ Fetcher::PollResult Fetcher::poll(sim::Time now, const LogView& view, std::int64
 sim::Time Fetcher::next_response(const LogView& view) const {
   sim::Time t = sim::Time::max();
   for (const auto& r : requests_) {
-    const sim::Time at = r.answered ? r.answer_at : answer_time(r, view);
+    const sim::Time at = r.answered ? r.answer_at : answer_time(r, view, true);
     t = std::min(t, at + settings_.latency);
   }
   return t;
 }
 
-bool Fetcher::on_visible(int partition, sim::Time now, const LogView& view) {
+bool Fetcher::on_visible(int partition, sim::Time now, const LogView& view, bool blocked) {
   for (auto& r : requests_) {
     if (r.answered) continue;
     const bool covers = std::any_of(r.parts.begin(), r.parts.end(),
                                     [&](const Part& p) { return p.partition == partition; });
     if (!covers) continue;
+    if (blocked) rebase(r, now);
     const sim::Time timeout = r.sent + settings_.max_wait;
     if (now > timeout) {
+      if (blocked) {
+        // Its empty answer is on its way; the next fetch, sent when it
+        // arrives, finds the records at once.
+        for (auto& p : r.parts) p.end = std::max(p.end, view.high_watermark(p.partition));
+        if (readable(r, view) < settings_.min_records) return false;
+        answer(r, r.sent + settings_.max_wait + settings_.latency, view, true);
+        return true;
+      }
       // It was answered at its timeout with what it had seen.
       answer(r, timeout, view, false);
       return false;

@@ -28,7 +28,11 @@
 // Nothing here schedules events: the task asks at poll time what has arrived
 // and, when it must wait, when the next response can arrive. When the brokers
 // cannot say in advance when a record becomes visible (the exact producer),
-// they tell the fetcher as it happens (on_visible).
+// they tell the fetcher as it happens (on_visible). While the consumer is
+// blocked in poll, an empty response (fetch.max.wait.ms passed) is followed
+// by the next fetch at once: fetches go out every fetch.max.wait.ms +
+// latency, and the one that first finds records is answered; that chain is
+// computed at once where the brokers can tell, not fetch by fetch.
 //
 // Invariants: position <= fetch offset of every partition; a partition is in
 // at most one fetch or one completed fetch; offsets never go backwards
@@ -91,18 +95,19 @@ class Fetcher {
     sim::Time wake_at = sim::Time::max();
   };
   // KafkaConsumer.poll at `now`: appends the returned records (one range per
-  // partition) to `out`.
+  // partition) to `out`. `blocked`: the consumer has been blocked in poll
+  // since its last call (its empty responses were followed by new fetches).
   PollResult poll(sim::Time now, const LogView& view, std::int64_t max_records,
-                  std::vector<sink::PartitionBatch>& out);
-  // The earliest arrival of a response that may bring records (for a task
-  // blocked in poll); Time::max() if only a notification can tell.
+                  std::vector<sink::PartitionBatch>& out, bool blocked = false);
+  // The earliest arrival of a response that may bring records, for a
+  // consumer blocked in poll; Time::max() if only a notification can tell.
   [[nodiscard]] sim::Time next_response(const LogView& view) const;
   // A partition's high watermark moved at `now` (the brokers could not tell in
   // advance): a fetch waiting for it may be answered. True if one was.
-  bool on_visible(int partition, sim::Time now, const LogView& view);
+  bool on_visible(int partition, sim::Time now, const LogView& view, bool blocked);
   // Settles every fetch whose answer is known by `now` under `view` (before
   // the brokers' view changes, e.g. the producer leaves its direct feed).
-  void settle(sim::Time now, const LogView& view);
+  void settle(sim::Time now, const LogView& view, bool blocked = false);
 
   // Next offset poll() returns for the partition (the consumer's position).
   [[nodiscard]] std::int64_t position(int partition) const;
@@ -143,10 +148,14 @@ class Fetcher {
   // The broker answers at `at` with what is readable then (caps applied).
   void answer(Request& r, sim::Time at, const LogView& view, bool now_view);
   [[nodiscard]] std::int64_t readable(const Request& r, const LogView& view) const;
-  // When a waiting request's broker answers, if the view can tell.
-  [[nodiscard]] sim::Time answer_time(const Request& r, const LogView& view) const;
+  // When a waiting request's broker answers, if the view can tell;
+  // `chained`: its empty answers are followed by new fetches.
+  [[nodiscard]] sim::Time answer_time(const Request& r, const LogView& view, bool chained) const;
+  // The request a blocked consumer has in flight at `now`: the latest of the
+  // chain sent since (nothing visible meanwhile).
+  void rebase(Request& r, sim::Time now) const;
   // Resolves answered requests whose response has arrived by `now`.
-  void collect_responses(sim::Time now, const LogView& view);
+  void collect_responses(sim::Time now, const LogView& view, bool blocked);
   void move_to_end(int partition);
 
   FetchSettings settings_;

@@ -55,8 +55,8 @@ std::uint64_t seed_base() {
 // next record's instant it asked for.
 class PoissonView final : public LogView {
  public:
-  PoissonView(const std::vector<int>& leaders, double rate)
-      : leaders_(leaders), rate_(rate), parts_(leaders.size()) {
+  PoissonView(const std::vector<int>& leaders, double rate, bool evenly_spaced)
+      : leaders_(leaders), rate_(rate), evenly_spaced_(evenly_spaced), parts_(leaders.size()) {
     for (std::size_t p = 0; p < leaders.size(); ++p) {
       streams_.push_back(sim::RandomStream::from_key(seed_base() + 0x9E3779B97F4A7C15ULL * (p + 1)));
     }
@@ -67,6 +67,9 @@ class PoissonView final : public LogView {
   [[nodiscard]] std::int64_t log_start(int) const override { return 0; }
   [[nodiscard]] int leader(int p) const override { return leaders_[static_cast<std::size_t>(p)]; }
   [[nodiscard]] sim::Time visible_at(int p, std::int64_t offset) const override {
+    // Evenly spaced (workload.arrivals "fixed"): record k at k / rate, on
+    // every partition alike.
+    if (evenly_spaced_) return sim::Time{std::llround(static_cast<double>(offset) * 1e6 / rate_)};
     Part& s = parts_[static_cast<std::size_t>(p)];
     if (offset < s.count) return sim::Time{s.known};  // already arrived (by the last instant asked)
     if (offset > s.count) return sim::Time::max();    // only the next one is ever asked for
@@ -85,6 +88,13 @@ class PoissonView final : public LogView {
     std::int64_t next = -1;  // the next one's instant, when drawn
   };
   [[nodiscard]] std::int64_t count_by(int p, sim::Time t) const {
+    if (evenly_spaced_) {
+      // Records k with k / rate <= t.
+      auto n = static_cast<std::int64_t>(std::floor(static_cast<double>(t.us) * rate_ / 1e6)) + 1;
+      while (n > 0 && visible_at(p, n - 1) > t) --n;
+      while (visible_at(p, n) <= t) ++n;
+      return std::max<std::int64_t>(0, n);
+    }
     Part& s = parts_[static_cast<std::size_t>(p)];
     if (t.us <= s.known) return s.count;
     if (s.next >= 0) {
@@ -103,6 +113,7 @@ class PoissonView final : public LogView {
 
   std::vector<int> leaders_;
   double rate_;
+  bool evenly_spaced_;
   sim::Time now_{};
   mutable std::vector<Part> parts_;
   mutable std::vector<sim::RandomStream> streams_;
@@ -110,7 +121,26 @@ class PoissonView final : public LogView {
 
 }  // namespace
 
+namespace {
+SteadyCycle run_chain(const SteadyInputs& in);
+}  // namespace
+
 SteadyCycle steady_cycle(const SteadyInputs& in) {
+  SteadyCycle out = run_chain(in);
+  // How the rate moves with Keeper's request time: the same chain (same
+  // draws) with every request 25 us longer. A busy task slows down; one that
+  // waits for its records does not.
+  SteadyInputs slower = in;
+  slower.keeper_request = in.keeper_request + sim::Time::micros(25);
+  if (!in.leaders.empty() && in.rate_per_partition > 0) {
+    out.inserts_per_s_per_keeper_us = (run_chain(slower).inserts_per_s - out.inserts_per_s) / 25.0;
+  }
+  return out;
+}
+
+namespace {
+
+SteadyCycle run_chain(const SteadyInputs& in) {
   SteadyCycle out;
   const int k = static_cast<int>(in.leaders.size());
   if (k == 0 || in.rate_per_partition <= 0) return out;
@@ -122,7 +152,7 @@ SteadyCycle steady_cycle(const SteadyInputs& in) {
   constexpr int kMaxCycles = 100000;
   constexpr int kStrata = 4096;
 
-  PoissonView view(in.leaders, in.rate_per_partition);
+  PoissonView view(in.leaders, in.rate_per_partition, in.evenly_spaced);
   Fetcher fetcher(in.fetch);
   std::vector<int> partitions;
   for (int p = 0; p < k; ++p) partitions.push_back(p);
@@ -145,14 +175,48 @@ SteadyCycle steady_cycle(const SteadyInputs& in) {
   sim::Time block_start{};
   std::int64_t block_inserts = 0;
   int cycles_target = kWarmup + kMinCycles;
+  bool blocked = false;
+  // Records visible but not yet put, integrated over time (Little's law
+  // turns its mean into the put position's age): per interval, the backlog
+  // at its start times its length, plus the arrivals during it: free
+  // Poisson ones during a put (kλd²/2); during a wait, none until the record
+  // that ends it, `latency` before the wake, and free ones after it.
+  std::vector<std::int64_t> put_end(static_cast<std::size_t>(k), 0);
+  double backlog_integral = 0;
+  const double total_rate = k * in.rate_per_partition;
+  const auto backlog_now = [&]() {
+    std::int64_t backlog = 0;
+    for (int p = 0; p < k; ++p) backlog += view.high_watermark(p) - put_end[static_cast<std::size_t>(p)];
+    return static_cast<double>(backlog);
+  };
+  // A wait's end is only known at the next poll (the view is asked about
+  // instants in order): whether a record ended it is settled there.
+  bool waited = false;
+  double backlog_before_wait = 0;
+  double wait_latency_s = 0;
   for (int cycle = 0; cycle < cycles_target;) {
     view.set_now(t);
     batch.clear();
-    const Fetcher::PollResult r = fetcher.poll(t, view, in.max_poll_records, batch);
+    const Fetcher::PollResult r = fetcher.poll(t, view, in.max_poll_records, batch, blocked);
+    if (waited) {
+      waited = false;
+      if (!batch.empty() || backlog_now() > backlog_before_wait) {
+        backlog_integral += wait_latency_s + total_rate * wait_latency_s * wait_latency_s / 2.0;
+      }
+    }
     if (!r.records) {
-      t = r.wake_at == sim::Time::max() ? t + in.fetch.max_wait : std::max(r.wake_at, t);
+      const sim::Time wake = r.wake_at == sim::Time::max() ? t + in.fetch.max_wait : std::max(r.wake_at, t);
+      if (cycle >= kWarmup) {
+        backlog_before_wait = backlog_now();
+        backlog_integral += backlog_before_wait * (wake - t).as_seconds();
+        wait_latency_s = std::min(in.fetch.latency, wake - t).as_seconds();
+        waited = true;
+      }
+      t = wake;
+      blocked = true;
       continue;
     }
+    blocked = false;
     const bool measuring = cycle >= kWarmup;
     if (cycle == kWarmup) measure_from = block_start = t;
     double put_us = 0;
@@ -168,8 +232,10 @@ SteadyCycle steady_cycle(const SteadyInputs& in) {
       const double z = inverse_normal((static_cast<double>(s) + 0.5) / kStrata);
       const double local = (base_us + per_row_us * static_cast<double>(n)) *
                            std::exp(in.insert_sigma * z);
-      const double insert_us = local + keeper_us * in.keeper_requests_per_insert +
-                               static_cast<double>(in.insert_wait.us);
+      const double quorum_us = in.quorum_keeper_requests > 0
+                                   ? static_cast<double>(in.quorum_fetch.us) + keeper_us * in.quorum_keeper_requests
+                                   : 0.0;
+      const double insert_us = local + keeper_us * in.keeper_requests_per_insert + quorum_us;
       put_us += insert_us + keeper_us * in.keeper_map_requests;
       if (measuring) {
         if (latencies.size() < 400000) latencies.push_back(static_cast<std::int64_t>(insert_us));
@@ -183,7 +249,16 @@ SteadyCycle steady_cycle(const SteadyInputs& in) {
       ++puts;
       if (capped) ++full_polls;
     }
-    t += sim::Time{std::max<std::int64_t>(1, static_cast<std::int64_t>(put_us))};
+    const sim::Time put{std::max<std::int64_t>(1, static_cast<std::int64_t>(put_us))};
+    if (measuring) {
+      const double d = put.as_seconds();
+      backlog_integral += backlog_now() * d + total_rate * d * d / 2.0;
+    }
+    for (const auto& pb : batch) {
+      auto& end = put_end[static_cast<std::size_t>(pb.partition)];
+      end = std::max(end, pb.offsets.max + 1);
+    }
+    t += put;
     ++cycle;
     if (measuring && (cycle - kWarmup) % kBlockCycles == 0) {
       block_rates.push_back(static_cast<double>(block_inserts) / (t - block_start).as_seconds());
@@ -206,17 +281,11 @@ SteadyCycle steady_cycle(const SteadyInputs& in) {
   out.inserts_per_s = static_cast<double>(inserts) / seconds;
   out.cycle_s = seconds / static_cast<double>(puts);
   out.rows_per_insert = static_cast<double>(rows) / static_cast<double>(inserts);
+  out.position_age_s = backlog_integral / seconds / total_rate;
   const double keeper_requests = static_cast<double>(inserts) * in.keeper_requests_per_insert +
                                  static_cast<double>(inserts) * in.keeper_map_requests;
   out.keeper_requests_per_s = keeper_requests / seconds;
   out.keeper_map_queries_per_s = in.keeper_map_requests > 0 ? 3.0 * out.inserts_per_s : 0.0;
-  // One microsecond more per Keeper request lengthens a cycle by the
-  // cycle's requests, and the batch (so the per-row work) with it.
-  const double requests_per_cycle = keeper_requests / static_cast<double>(puts);
-  const double feedback = 1.0 - per_row_us * 1e-6 * in.rate_per_partition * k *
-                                    std::exp(in.insert_sigma * in.insert_sigma / 2);
-  const double dcycle_us = requests_per_cycle / std::max(feedback, 0.05);
-  out.inserts_per_s_per_keeper_us = -out.inserts_per_s * dcycle_us / (out.cycle_s * 1e6);
   out.caught_up = static_cast<double>(full_polls) <= 1e-3 * static_cast<double>(puts);
   std::sort(latencies.begin(), latencies.end());
   for (std::size_t q = 0; q < out.insert_latency_us.size(); ++q) {
@@ -226,12 +295,14 @@ SteadyCycle steady_cycle(const SteadyInputs& in) {
   return out;
 }
 
+}  // namespace
+
 const SteadyCycle& steady_cycle_cached(const SteadyInputs& in) {
   using Key = std::tuple<std::vector<int>, double, std::int64_t, std::int64_t, std::int64_t,
                          std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double,
                          std::int64_t, int, std::int64_t, int>;
   const Key key{in.leaders,
-                in.rate_per_partition,
+                in.rate_per_partition * (in.evenly_spaced ? -1.0 : 1.0),
                 in.fetch.latency.us,
                 in.fetch.max_wait.us,
                 in.fetch.min_records,
@@ -243,7 +314,7 @@ const SteadyCycle& steady_cycle_cached(const SteadyInputs& in) {
                 in.insert_sigma,
                 in.keeper_request.us,
                 in.keeper_requests_per_insert,
-                in.insert_wait.us,
+                in.quorum_fetch.us * 1000 + in.quorum_keeper_requests,
                 in.keeper_map_requests};
   static std::mutex mutex;
   static std::map<Key, SteadyCycle> cache;

@@ -27,6 +27,7 @@ namespace pipesim::connect {
 struct SteadyInputs {
   std::vector<int> leaders;        // the broker leading each of the task's partitions
   double rate_per_partition = 0;   // records/s
+  bool evenly_spaced = false;      // workload.arrivals "fixed" (else Poisson)
   FetchSettings fetch;
   std::int64_t max_poll_records = 500;
   // An insert: local work (base + per row) x a lognormal factor, then its
@@ -37,7 +38,10 @@ struct SteadyInputs {
   double insert_sigma = 0.25;
   sim::Time keeper_request = sim::Time::micros(1025);  // mean time of one Keeper request
   int keeper_requests_per_insert = 2;
-  sim::Time insert_wait = sim::Time{};  // quorum: until the other replicas have the part
+  // insert_quorum: the wait until the other replicas have the part, their
+  // fetch and their Keeper requests (0: no quorum).
+  sim::Time quorum_fetch = sim::Time{};
+  int quorum_keeper_requests = 0;
   // exactlyOnce: the KeeperMap queries of a partition's batch (read, then
   // BEFORE and AFTER writes), in Keeper requests.
   int keeper_map_requests = 0;
@@ -47,14 +51,19 @@ struct SteadyCycle {
   double inserts_per_s = 0;    // of the task
   double cycle_s = 0;          // mean time from one put to the next
   double rows_per_insert = 0;
+  // How far behind the visible records the put position is, on average: the
+  // put position at t is about the high watermark at t - position_age_s.
+  double position_age_s = 0;
   double keeper_requests_per_s = 0;  // its inserts' and KeeperMap queries'
   double keeper_map_queries_per_s = 0;
   // d(inserts_per_s) per microsecond more per Keeper request (< 0).
   double inserts_per_s_per_keeper_us = 0;
   // No put came near max.poll.records or a fetch cap: the task keeps up.
   bool caught_up = true;
-  // Quantiles (1%, 2%, ... 100%-) of an insert's time at the server, us.
-  std::array<std::int64_t, 100> insert_latency_us{};
+  // An insert's time at the server, us, at the midpoints of 1000 equal
+  // probability strata.
+  static constexpr std::size_t kLatencyStrata = 1000;
+  std::array<std::int64_t, kLatencyStrata> insert_latency_us{};
 };
 
 // Deterministic: runs the chain with a fixed internal seed.

@@ -164,7 +164,7 @@ void WorkerSinkTask::on_data(int partition) {
     return;
   }
   // A fetch waiting at the broker for this partition may be answered now.
-  if (fetcher_.on_visible(partition, sim_.now(), view_) && waiting_for_data_) {
+  if (fetcher_.on_visible(partition, sim_.now(), view_, waiting_for_data_) && waiting_for_data_) {
     wait_for_data(fetcher_.next_response(view_));
   }
 }
@@ -185,6 +185,8 @@ void WorkerSinkTask::handle(const sim::Event& event) {
       return;
     case kIterate:
       if (event.arg != wait_generation_ || in_put_) return;  // superseded wake-up
+      // A consumer that waited in poll kept fetching meanwhile.
+      blocked_poll_ = waiting_for_data_;
       waiting_for_data_ = false;
       ready_ = true;
       run_iterations();
@@ -259,7 +261,11 @@ void WorkerSinkTask::iteration() {
   put_started_ = now;
   const Fetcher::PollResult polled = poll(batch_);
   if (!polled.records) {
-    listener_.task_caught_up(index_);
+    // Caught up: nothing returned and nothing left to read (the consumer's
+    // records-lag is 0), not merely a fetch still on its way.
+    bool caught_up = true;
+    for (const int p : partitions_) caught_up = caught_up && fetcher_.position(p) >= view_.high_watermark(p);
+    if (caught_up) listener_.task_caught_up(index_);
     if (status_ == TaskStatus::RUNNING && !joining_ && !in_put_) wait_for_data(polled.wake_at);
     return;
   }
@@ -326,7 +332,9 @@ void WorkerSinkTask::redeliver() {
 
 Fetcher::PollResult WorkerSinkTask::poll(std::vector<sink::PartitionBatch>& out) {
   ++counters_.polls;
-  const Fetcher::PollResult result = fetcher_.poll(sim_.now(), view_, max_poll_records_, out);
+  const Fetcher::PollResult result =
+      fetcher_.poll(sim_.now(), view_, max_poll_records_, out, blocked_poll_);
+  blocked_poll_ = false;
   for (auto& pb : out) {
     // Offsets handed to put() before (by any task): a replay.
     const bool replay = pb.offsets.min < group_.delivered(pb.partition);

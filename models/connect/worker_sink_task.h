@@ -57,7 +57,7 @@ class TaskListener {
   // The consumer closed: graceful stop, or failure.
   virtual void task_left(int task) = 0;
   virtual void task_failed(int task, const sink::PutFailure& failure) = 0;
-  // A poll found nothing left to read (the task has caught up).
+  // A poll found nothing left to read: its position is the high watermark.
   virtual void task_caught_up(int task) = 0;
   // A put() returned: the task makes progress.
   virtual void task_progressed(int task) = 0;
@@ -201,6 +201,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   bool ready_ = false;         // an iteration may run now
   bool running_loop_ = false;  // run_iterations() is on the stack
   bool waiting_for_data_ = false;
+  bool blocked_poll_ = false;  // the next poll ends a wait in poll
   std::uint32_t wait_generation_ = 0;
   bool revoke_pending_ = false;
   bool stop_pending_ = false;

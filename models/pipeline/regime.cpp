@@ -8,16 +8,20 @@ namespace pipesim::pipeline {
 
 Regime::Regime(sim::Simulation& sim, bool exact, sim::Time sink_preroll, producer::Producer& producer,
                producer::DirectFeed& feed, broker::KafkaCluster& kafka,
-               connect::ConnectCluster& connect)
+               connect::ConnectCluster& connect, clickhouse::ReplicatedTable& table,
+               keeper::Keeper& keeper)
     : sim_(sim),
       exact_(exact),
       sink_preroll_(sink_preroll),
+      table_(table),
+      keeper_(keeper),
       producer_(producer),
       feed_(feed),
       kafka_(kafka),
       connect_(connect),
       id_(sim.add_component(this)) {
   producer_.set_observer(this);
+  connect_.set_plans(this);
 }
 
 bool Regime::touches_producer(const std::string& kind) {
@@ -43,15 +47,35 @@ void Regime::sink_window(sim::Time from, sim::Time to) {
 }
 
 bool Regime::sink_may_aggregate(sim::Time now) const {
-  if (exact_ || open_sink_windows_ > 0 || !feed_.active()) return false;
+  if (exact_ || open_sink_windows_ > 0 || !sink_settled_ || !feed_.active()) return false;
   const auto next = std::upper_bound(sink_starts_.begin(), sink_starts_.end(), now);
   return next == sink_starts_.end() || *next - now >= kMinStretch;
+}
+
+void Regime::try_settle() {
+  if (exact_ || open_sink_windows_ > 0 || sink_settled_) return;
+  const sim::Time now = sim_.now();
+  const auto next = std::upper_bound(sink_starts_.begin(), sink_starts_.end(), now);
+  const bool far = next == sink_starts_.end() || *next - now >= kMinStretch;
+  const bool quiet = connect_.settled() && connect_.next_planned_change() - now >= kMinStretch;
+  if (far && quiet && feed_.active() && table_.healthy() && keeper_.healthy(now)) {
+    sink_settled_ = true;
+    return;
+  }
+  schedule_sink_check();
+}
+
+void Regime::schedule_sink_check() {
+  if (exact_ || sink_check_pending_) return;
+  sink_check_pending_ = true;
+  sim_.schedule_in(kQuiescenceCheck, id_, kSinkCheck);
 }
 
 void Regime::start() {
   producer_.start_taking(std::vector<std::int64_t>(static_cast<std::size_t>(kafka_.partition_count()), 0));
   producer_.run_sender();
   schedule_check();
+  schedule_sink_check();
 }
 
 void Regime::producer_window(sim::Time from, sim::Time to) {
@@ -79,10 +103,16 @@ void Regime::handle(const sim::Event& event) {
       return;
     case kSinkOpen:
       ++open_sink_windows_;
+      sink_settled_ = false;
       if (aggregate_) aggregate_->leave_all();
       return;
     case kSinkClose:
       --open_sink_windows_;
+      try_settle();
+      return;
+    case kSinkCheck:
+      sink_check_pending_ = false;
+      try_settle();
       return;
     default:
       break;
@@ -90,6 +120,7 @@ void Regime::handle(const sim::Event& event) {
 }
 
 void Regime::to_exact() {
+  sink_settled_ = false;
   if (aggregate_) aggregate_->leave_all();
   const sim::Time now = sim_.now();
   counters_.producer_direct_time += now - direct_since_;

@@ -14,18 +14,24 @@
 // steady traffic, so what the fault hits does not depend on the switch.
 //
 // The sink tasks: exact from offset.flush.interval.ms + 2 s before every
-// fault (so the commit a crash replays from, and every insert a redelivery
-// could meet in the dedup window, are the exact path's), and whenever the
-// producer is exact; otherwise a caught-up task may go on in aggregate
-// (sink_aggregate.h) if the next window is at least kMinStretch away: a
-// shorter stretch is not worth leaving the events for, and a run whose
-// faults come early (the lab configs) stays exact up to them.
+// fault and every change the Connect cluster plans by itself (an eviction, a
+// worker's return, tasks moved, an operator's restart), so that the commit a
+// crash replays from, and every insert a redelivery could meet in the dedup
+// window, are the exact path's; exact whenever the producer is; and after
+// that until all has settled: the cluster with no rebalance, dead member or
+// absent worker, the producer on its direct feed, the replicas and Keeper
+// healthy, and nothing planned within kMinStretch. Only then may a caught-up
+// task go on in aggregate (sink_aggregate.h): a shorter stretch is not worth
+// leaving the events for, and a run whose faults come early or unfold long
+// (the lab configs) stays exact through them.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "models/broker/kafka_cluster.h"
+#include "models/clickhouse/table.h"
+#include "models/keeper/keeper.h"
 #include "models/connect/connect_cluster.h"
 #include "models/producer/direct_feed.h"
 #include "models/producer/producer.h"
@@ -36,7 +42,9 @@ namespace pipesim::pipeline {
 
 class SinkAggregate;
 
-class Regime final : public sim::Component, public producer::SenderObserver {
+class Regime final : public sim::Component,
+                     public producer::SenderObserver,
+                     public connect::ClusterPlans {
  public:
   static constexpr sim::Time kProducerPreroll = sim::Time::seconds(1);
   // How often a producer that may go back to the direct feed is looked at.
@@ -44,7 +52,8 @@ class Regime final : public sim::Component, public producer::SenderObserver {
   static constexpr sim::Time kMinStretch = sim::Time::minutes(10);
 
   Regime(sim::Simulation& sim, bool exact, sim::Time sink_preroll, producer::Producer& producer,
-         producer::DirectFeed& feed, broker::KafkaCluster& kafka, connect::ConnectCluster& connect);
+         producer::DirectFeed& feed, broker::KafkaCluster& kafka, connect::ConnectCluster& connect,
+         clickhouse::ReplicatedTable& table, keeper::Keeper& keeper);
   void set_sink_aggregate(SinkAggregate* aggregate) { aggregate_ = aggregate; }
 
   // Fault kinds that make the producer run exactly.
@@ -64,6 +73,7 @@ class Regime final : public sim::Component, public producer::SenderObserver {
 
   void handle(const sim::Event& event) override;
   void sender_ran() override;
+  void connect_change_planned(sim::Time at) override { sink_window(at - sink_preroll_, at); }
 
   struct Counters {
     std::int64_t producer_exact_switches = 0;
@@ -73,17 +83,26 @@ class Regime final : public sim::Component, public producer::SenderObserver {
   [[nodiscard]] const Counters& counters() const { return counters_; }
 
  private:
-  enum EventType : std::uint32_t { kOpen = 1, kClose = 2, kCheck = 3, kSinkOpen = 4, kSinkClose = 5 };
+  enum EventType : std::uint32_t {
+    kOpen = 1, kClose = 2, kCheck = 3, kSinkOpen = 4, kSinkClose = 5, kSinkCheck = 6
+  };
 
   void to_exact();
   void try_direct();
   void schedule_check();
+  // The sink's windows are closed: has everything settled?
+  void try_settle();
+  void schedule_sink_check();
 
   sim::Simulation& sim_;
   bool exact_;
   sim::Time sink_preroll_;
+  clickhouse::ReplicatedTable& table_;
+  keeper::Keeper& keeper_;
   SinkAggregate* aggregate_ = nullptr;
   int open_sink_windows_ = 0;
+  bool sink_settled_ = false;
+  bool sink_check_pending_ = false;
   std::vector<sim::Time> sink_starts_;  // planned sink windows' starts, sorted
   producer::Producer& producer_;
   producer::DirectFeed& feed_;

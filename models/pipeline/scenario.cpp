@@ -73,7 +73,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
         cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_,
                  fetch_settings(c), view_, deps_, c.connector.exactly_once, seed),
         regime_(sim_, c.run.exact, c.connect.offset_flush_interval + sim::Time::seconds(2), producer_,
-                feed_, kafka_, cluster_),
+                feed_, kafka_, cluster_, table_, keeper_),
         aggregate_(sim_, SinkAggregate::Parts{c, cluster_, table_, keeper_, ledger_, logs_, workload_,
                                               feed_, kafka_, sink_counters_, fetch_settings(c)}),
         id_(sim_.add_component(this)) {
@@ -115,14 +115,16 @@ class Run final : public sim::Component, public broker::ClusterListener {
     sim_.schedule(kHousekeeping, id_, kTidy);
     sim_.run_until(end_of_faults + config_.run.drain);
     feed_.materialize(sim_.now());
-    aggregate_.materialize(sim_.now());
+    aggregate_.finish(sim_.now());
     return collect();
   }
 
   void handle(const sim::Event& e) override {
     if (e.type == kTidy) {
-      // Arrival instants older than a minute are never asked for again.
-      workload_.forget_before(sim_.now() - kHousekeeping);
+      // The direct feed is written at least this often, so that no arrival
+      // instant older than two minutes is ever asked for again.
+      for (int p = 0; p < partitions_; ++p) feed_.materialize_coarse(p, sim_.now());
+      workload_.forget_before(sim_.now() - kHousekeeping * 2);
       sim_.schedule_in(kHousekeeping, id_, kTidy);
       return;
     }

@@ -34,6 +34,7 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
     if (it == seen.end()) seen.push_back(leader);
   }
   in.rate_per_partition = parts_.workload.partition_rate_at(t);
+  in.evenly_spaced = c.workload.arrivals == "fixed";
   in.fetch = parts_.fetch;
   in.max_poll_records = task.max_poll_records();
   in.insert_base = c.clickhouse.insert_base_latency;
@@ -43,8 +44,8 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
   in.keeper_request = sim::Time{(k.us + kKeeperStepUs / 2) / kKeeperStepUs * kKeeperStepUs};
   in.keeper_requests_per_insert = parts_.table.quorum() ? 5 : 2;
   if (parts_.table.quorum()) {
-    in.insert_wait = in.keeper_request * c.clickhouse.keeper_requests_per_fetch +
-                     c.clickhouse.replication_fetch_latency;
+    in.quorum_fetch = c.clickhouse.replication_fetch_latency;
+    in.quorum_keeper_requests = static_cast<int>(c.clickhouse.keeper_requests_per_fetch);
   }
   // StorageKeeperMap: the state read (1 request), the BEFORE and AFTER writes (2 each).
   in.keeper_map_requests = c.connector.exactly_once ? 5 : 0;
@@ -108,12 +109,20 @@ void SinkAggregate::leave_all() {
   while (!members_.empty()) members_.front().task->leave_aggregate();
 }
 
+void SinkAggregate::finish(sim::Time now) {
+  // The end of the run: every count to the instant, as if the tasks left.
+  for (auto& m : members_) m.leaving = true;
+  materialize(now);
+  for (auto& m : members_) m.leaving = false;
+}
+
 void SinkAggregate::materialize(sim::Time now) {
   for (auto& m : members_) advance(m, now);
 }
 
 void SinkAggregate::advance(Member& m, sim::Time now) {
-  if (now <= m.done_to) return;
+  // Counted to now already; a task that leaves still needs its exact positions.
+  if (now <= m.done_to && !m.leaving) return;
   connect::WorkerSinkTask& task = *m.task;
   const Config& c = parts_.config;
   // The inserts, hour by hour (the rate is constant within an hour).
@@ -131,11 +140,14 @@ void SinkAggregate::advance(Member& m, sim::Time now) {
   m.inserts -= static_cast<double>(inserts);
   const auto map_queries = static_cast<std::int64_t>(m.map_queries);
   m.map_queries -= static_cast<double>(map_queries);
-  const connect::SteadyCycle& s = steady(task, now);
+  // The steady state of the last records' rate (after the stop none arrive,
+  // but those of the last cycle are still being put).
+  const connect::SteadyCycle& s = steady(task, std::min(now, stop - sim::Time::micros(1)));
   const sim::Time cycle{std::llround(s.cycle_s * 1e6)};
+  const sim::Time age{std::llround(s.position_age_s * 1e6)};
 
-  // The put position follows the records visible one cycle ago; what it
-  // passes is inserted once.
+  // The put position follows the visible records at the steady state's
+  // distance; what it passes is inserted once.
   connect::ConsumerGroup& group = task.group();
   std::vector<broker::IdPiece> pieces;
   for (const int p : task.partitions()) {
@@ -144,10 +156,10 @@ void SinkAggregate::advance(Member& m, sim::Time now) {
     std::int64_t target;
     if (m.leaving) {
       parts_.feed.materialize(p, now);
-      target = parts_.feed.high_watermark_at(p, now - cycle);
+      target = parts_.feed.high_watermark_at(p, now - age);
     } else {
       parts_.feed.materialize_coarse(p, now);
-      target = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, now - cycle));
+      target = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, now - age));
     }
     const std::int64_t old = task.put_position_of(p);
     target = std::clamp(target, old, parts_.logs[static_cast<std::size_t>(p)].high_watermark());
@@ -171,7 +183,7 @@ void SinkAggregate::advance(Member& m, sim::Time now) {
     for (const int p : task.partitions()) {
       const auto hw = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, at));
       group.note_high_watermark(p, hw);
-      const auto put = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, at - cycle));
+      const auto put = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, at - age));
       group.commit(p, std::clamp(put, group.committed(p), task.put_position_of(p)), at);
     }
     ++parts_.connect.counters().commits;

@@ -7,8 +7,9 @@
 // target. While nothing unfolds (no fault's window open or near, the producer
 // on its direct feed, every replica and Keeper healthy, the task caught up
 // and far from its poll and fetch limits), a task's puts are counted instead:
-//   - its put position follows the records visible one cycle ago, and what it
-//     passes is inserted once (the ledger gets the rows as ranges);
+//   - its put position follows the visible records at the steady state's
+//     mean distance (Little's law on the visible-but-not-put records), and
+//     what it passes is inserted once (the ledger gets the rows as ranges);
 //   - its inserts come at the steady rate of connect::steady_cycle() for its
 //     partitions and the hour's rate, corrected for Keeper's current request
 //     time; each commits a new part: the table counts it, its block id enters
@@ -18,7 +19,7 @@
 //     steady stream, and their latencies enter the histograms as the steady
 //     state spreads them;
 //   - commits happen every offset.flush.interval.ms (plus half a cycle: the
-//     next poll after it is due), at the position one cycle before.
+//     next poll after it is due), at the put position then.
 // Counting happens when someone looks (a cleanup thread, the background
 // scheduler's wake-up check, the end of an hour, the task leaving): between
 // those, nothing of the stretch costs anything.
@@ -79,6 +80,8 @@ class SinkAggregate final : public sim::Component,
 
   // Every task in aggregate resumes event by event (a window opens).
   void leave_all();
+  // The run ends: everything counted exactly up to `now`.
+  void finish(sim::Time now);
   [[nodiscard]] bool any() const { return !members_.empty(); }
 
   void handle(const sim::Event& event) override;
