@@ -12,38 +12,62 @@
 namespace pipesim::pipeline {
 namespace {
 
-// 1 record/s in 5 s quanta: [0,4] at 0 s and [5,9] at 5 s are inserted; no
-// commit yet (the first is due at 60 s). The worker dies at 7 s; [10,14]
-// arrives at 10 s while it is down (the workload stops at 11 s). After the
-// eviction (52 s) the replay from offset 0 is one batch [0,14].
+// Common ground of these labs: 1 partition, "fixed" arrivals (record k of a
+// partition arrives at k / rate), produced in 1 ms, visible to consumers
+// 2 ms later (replication_latency): record k is readable at its arrival +
+// 3 ms. An insert takes 5 ms + 20 us per row at the server plus two Keeper
+// requests (allocateBlockNumber, the commit) of 0.125 ms each
+// (keeper.latency 100 us + 25 us service); with exactlyOnce a put also reads
+// the state (1 request) and writes BEFORE and AFTER (2 each). A caught-up
+// task's fetch waits at the broker for the next record, answers the instant
+// it is readable, and the response arrives 2 ms later (fetch_latency).
+
+// 1 record/s (record k at k s), 11 s of records. Each record is put alone:
+// readable at k.003 s, polled at k.005 s, inserted by k.013 s. The worker
+// dies at 7 s: records 0..6 are inserted, nothing committed (the first
+// commit is due at 60 s). It is back at 37 s; its dead consumer is evicted
+// at 52 s and the new task reads from offset 0 at 52.5 s: one batch [0,10].
 
 TEST(ConnectLab, CrashAfterInsertWithExactlyOnceCutsTheOverlap) {
-  // Stored AFTER_PROCESSING [5,9]; [0,14] is OVER_LAPPING: only [10,14] is inserted.
+  // Stored AFTER_PROCESSING [6,6]; [0,10] is OVER_LAPPING: only [7,10] is inserted.
   const Lab m("crash_after_insert_exactly_once.json");
-  EXPECT_EQ(m["records_produced"], 15);
+  EXPECT_EQ(m["records_produced"], 11);
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["classifications.AFTER_PROCESSING.OVER_LAPPING"], 1);
-  EXPECT_EQ(m["clickhouse_rows"], 15);
+  EXPECT_EQ(m["clickhouse_rows"], 11);
 }
 
 TEST(ConnectLab, CrashAfterInsertWithExactlyOnceOffWritesTheReplayTwice) {
-  // The in-memory state died with the task: [0,14] is inserted whole, so
-  // offsets 0..9 are in ClickHouse twice.
+  // The in-memory state died with the task: [0,10] is inserted whole, so
+  // offsets 0..6 are in ClickHouse twice.
   const Lab m("crash_after_insert_at_least_once.json");
-  EXPECT_EQ(m["duplicate_rows"], 10);
-  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 10);
+  EXPECT_EQ(m["duplicate_rows"], 7);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 7);
 }
 
-// 100 records/s, the worker dies at 90.5 s: 9100 records inserted, commit at
-// offset 6000, stored AFTER_PROCESSING [9000, 9099]; replay in batches of 500.
+// 100 records/s. Caught up, record k is readable at 10k + 3 ms, polled at
+// 10k + 5 ms and put alone: an exactlyOnce put takes 0.125 + 0.25 + (5.02 +
+// 0.25) + 0.25 = 5.895 ms, so it returns at 10k + 10.895 ms (and the next
+// poll waits for record k+1's response at 10k + 15 ms). The first commit is
+// due at 60 s: record 5999's put returns at 60.0009 s and that iteration
+// commits offset 6000. The worker dies at 90.512 s, between the puts of
+// records 9050 (returned at 90.5109 s) and 9051: 9051 records inserted,
+// stored AFTER_PROCESSING [9050, 9050]. The worker is back at 120.512 s,
+// its dead consumer evicted at 135.512 s, and at 136.012 s the new task
+// reads from 6000. It lags: a fetch returns max.partition.fetch.bytes
+// (1 MiB / 1042 bytes = 1006 records) and a poll max.poll.records (500),
+// then the fetch's rest: [6000,6499], [6500,6999], [7000,7005], [7006,7505],
+// [7506,8005], [8006,8011], [8012,8511], [8512,9011], [9012,9017], and
+// [9018,9517] reaches past the stored range.
 
 TEST(ConnectLab, MismatchWithToleranceAllAndADlqSendsRecordsAlreadyInClickHouse) {
-  // [6000..6499] .. [8500..8999]: six State MISMATCH throws, swallowed; the
-  // 3000 records go to the DLQ after each put, and all are in ClickHouse.
+  // The nine batches before 9050 each throw State MISMATCH, swallowed; their
+  // 3018 records go to the DLQ after each put, and all are in ClickHouse.
+  // [9018,9517] is OVER_LAPPING: [9051,9517] is inserted.
   const Lab m("crash_exactly_once_dlq.json");
-  EXPECT_EQ(m["state_mismatch_throws"], 6);
+  EXPECT_EQ(m["state_mismatch_throws"], 9);
   EXPECT_EQ(m["task_failures"], 0);
-  EXPECT_EQ(m["dlq_records_in_clickhouse"], 3000);
+  EXPECT_EQ(m["dlq_records_in_clickhouse"], 9018 - 6000);
   EXPECT_EQ(m["dlq_records_missing"], 0);
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["lost_records"], 0);
@@ -51,29 +75,35 @@ TEST(ConnectLab, MismatchWithToleranceAllAndADlqSendsRecordsAlreadyInClickHouse)
 }
 
 TEST(ConnectLab, CrashDuringAnInsertLeavesBeforeProcessingAndErrorStateThatToleranceDoesNotCover) {
-  // Killed at 90.012 s while tick 90's insert is in flight: stored
-  // BEFORE_PROCESSING [9000, 9099]; the server still commits it. The replay
-  // [6000..6499] starts below the stored min and ends below the stored max:
-  // ERROR (tolerateStateMismatch=true only covers PREVIOUS). The task fails
-  // at ~136.0 s, ~1936.5 s and ~3737.0 s (operator restarts after 30 min).
+  // Killed at 90.498 s while record 9049's insert is in flight (its put began
+  // at 90.495 s; BEFORE_PROCESSING [9049, 9049] was written at 90.4954 s, the
+  // server commits the insert at 90.5006 s). The replay [6000..6499] starts
+  // below the stored min and ends below the stored max: ERROR
+  // (tolerateStateMismatch=true only covers PREVIOUS). The task fails at
+  // ~136.0 s, ~1936.5 s and ~3737.0 s (the operator restarts after 30 min).
   const Lab m("crash_during_insert_error_state.json");
   EXPECT_EQ(m["classifications.BEFORE_PROCESSING.ERROR"], 3);
   EXPECT_EQ(m["error_state_throws"], 3);
   EXPECT_EQ(m["task_failures"], 3);
-  EXPECT_EQ(m["clickhouse_rows"], 9100);
+  EXPECT_EQ(m["clickhouse_rows"], 9050);
   EXPECT_EQ(m["duplicate_rows"], 0);
 }
 
-// 50 records/s in 10 s quanta (batches of 500). At 60 s the commit stores
-// offset 3000 and [3000,3499] is inserted into a stalled server that will
-// not commit it (insert_timeout, server_commits 0): stored BEFORE_PROCESSING
-// [3000,3499]. At 75 s a config change (max.poll.records 200) restarts the
-// task; its put outlives task.shutdown.graceful.timeout.ms, so it is
-// abandoned at 80 s without a commit. The new instance reads [3000,3199] and
-// [3200,3399]: State CONTAINS, swallowed (errors.tolerance=all) and sent to
-// the reporter; [3400,3599] overlaps: [3400,3499] go to the reporter as
-// DuplicateException, [3500,3599] is inserted (once the stall is over, by
-// the redelivery at 140 s: SAME). [3000,3499] never reaches ClickHouse.
+// 50 records/s; fetch.min.bytes 521000 (500 records of 1042 bytes) with
+// fetch.max.wait.ms 60 s: the broker answers a fetch once 500 records are
+// readable, so the task puts [500j, 500j+499] at 10j + 9.985 s. The put of
+// [2500,2999] returns at ~60.002 s and that iteration commits offset 3000.
+// [3000,3499] is put at 69.985 s into a stalled server that will not commit
+// it (insert_timeout from 60 s for 60 s, server_commits 0): stored
+// BEFORE_PROCESSING [3000,3499]. At 75 s a config change (max.poll.records
+// 200) restarts the task; its put outlives task.shutdown.graceful.timeout.ms,
+// so it is abandoned at 80 s without a commit. The new instance reads from
+// 3000: [3000,3199] and [3200,3399] are State CONTAINS, swallowed
+// (errors.tolerance=all) and sent to the reporter; [3400,3599] overlaps:
+// [3400,3499] go to the reporter as DuplicateException, [3500,3599] is
+// written BEFORE and inserted (into the stall: a client timeout, so a
+// RetriableException; the redelivery at the next commit tick, 140.5 s, is
+// SAME and commits). [3000,3499] never reaches ClickHouse.
 
 TEST(ConnectLab, UnknownInsertThenSmallerPollsEndsOnlyInTheDlq) {
   const Lab m("unknown_insert_then_smaller_polls_with_dlq.json");
@@ -81,6 +111,7 @@ TEST(ConnectLab, UnknownInsertThenSmallerPollsEndsOnlyInTheDlq) {
   EXPECT_EQ(m["classifications.BEFORE_PROCESSING.CONTAINS"], 2);
   EXPECT_EQ(m["classifications.BEFORE_PROCESSING.OVER_LAPPING"], 1);
   EXPECT_EQ(m["classifications.BEFORE_PROCESSING.SAME"], 1);
+  EXPECT_EQ(m["redeliveries"], 1);
   EXPECT_EQ(m["dlq_records_missing"], 500);
   EXPECT_EQ(m["lost_records_by_cause.dlq_only"], 500);
   EXPECT_EQ(m["lost_records"], 500);
@@ -95,94 +126,109 @@ TEST(ConnectLab, UnknownInsertThenSmallerPollsWithoutDlqIsLostWithOffsetsCommitt
   EXPECT_EQ(m["pending_records"], 0);  // the offsets moved on
 }
 
-// The runbooks on the State MISMATCH lab (first failure at ~136.0 s, the
-// operator's restart after 30 min fails again at ~1936.5 s).
+// The runbooks on the State MISMATCH lab (first failure at ~136.014 s, the
+// operator's restart after 30 min fails again at ~1936.516 s).
 
 TEST(ConnectLab, RunbookDeleteStateRowReinsertsTheReplayAsStateReset) {
   // 5 min after the second failure the partition's state row is deleted: the
-  // replay from offset 6000 is inserted again, so 6000..9099 are duplicated.
+  // replay from offset 6000 is inserted again, so 6000..9050 are duplicated.
   const Lab m("runbook_delete_state_row.json");
   EXPECT_EQ(m["state_mismatch_throws"], 2);
   EXPECT_EQ(m["task_failures"], 2);
-  EXPECT_EQ(m["duplicate_rows"], 3100);
-  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 3100);
+  EXPECT_EQ(m["duplicate_rows"], 9051 - 6000);
+  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 9051 - 6000);
+  // Down 90.512-120.512 s (killed), FAILED 136.014-1936.014 s and
+  // 1936.516-2236.516 s (until the remediation's restart).
+  EXPECT_NEAR(m["task_downtime_s"], 30 + 1800 + 300, 1e-3);
   EXPECT_EQ(m["pending_records"], 0);
 }
 
 TEST(ConnectLab, RunbookTolerateThenRevertSkipsTheReplayWithoutDuplicates) {
-  // With tolerateStateMismatch=true the six PREVIOUS batches are skipped,
-  // [9000..9499] inserts [9100..9499]; once caught up the setting is reverted.
+  // With tolerateStateMismatch=true the nine PREVIOUS batches before 9050 are
+  // skipped, [9018,9517] inserts [9051,9517]; once caught up (lag 0) the
+  // setting is reverted, which restarts the task.
   const Lab m("runbook_tolerate_then_revert.json");
   EXPECT_EQ(m["state_mismatch_throws"], 2);
-  EXPECT_EQ(m["classifications.AFTER_PROCESSING.PREVIOUS"], 2 + 6);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.PREVIOUS"], 2 + 9);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.OVER_LAPPING"], 1);
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["pending_records"], 0);
 }
 
 TEST(ConnectLab, StateWipeWhileTheTaskIsDownMakesTheReplayStateResetCopies) {
-  // Killed at 90.5 s (committed 6000, inserted 9100); at 100 s the KeeperMap
-  // table is recreated empty. The replay from 6000 finds NONE and inserts
-  // again: 6000..9099 are duplicated, attributed to state_reset.
+  // Killed at 90.512 s (committed 6000, inserted 9051); at 100 s the
+  // KeeperMap table is recreated empty. The replay from 6000 finds NONE and
+  // inserts again: 6000..9050 are duplicated, attributed to state_reset.
   const Lab m("state_wipe_then_replay.json");
-  EXPECT_EQ(m["duplicate_rows"], 3100);
-  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 3100);
+  EXPECT_EQ(m["duplicate_rows"], 3051);
+  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 3051);
   EXPECT_EQ(m["state_mismatch_throws"], 0);
 }
 
-// Two workers, two tasks, two partitions at 100 records/s each; task-0 (on
-// worker-0) owns p0, task-1 (worker-1) owns p1. worker-0 dies at 90.5 s and
-// stays away 10 min. At 135.5 s its consumer's session expires: task-1
-// commits p1, and from 136.0 s owns p0 and p1; it re-reads p0 from the last
-// commit (6000) although 9100 records of p0 were inserted. At 400.5 s (10 s
-// worker session + 300 s scheduled rebalance delay) task-0 starts on
-// worker-1 and gets p0 back from task-1's commit.
+// Two workers, two tasks, two partitions at 100 records/s each (records k of
+// both at 10k ms); task-0 (on worker-0) owns p0, task-1 (worker-1) owns p1.
+// worker-0 dies and stays away 10 min. Its consumer's session expires 45 s
+// later: task-1 commits p1 and then owns p0 and p1, re-reading p0 from the
+// last commit (6000). 310 s after the crash (10 s worker session + 300 s
+// scheduled rebalance delay) task-0 starts on worker-1 and gets p0 back.
 
 TEST(ConnectLab, SurvivingTaskTakesOverAndReplaysWithExactlyOnceOff) {
+  // Killed at 90.5 s, during record 9049's insert (put from 90.495 s,
+  // committed by the server at 90.5003 s): 9050 records of p0 inserted. The
+  // replay from 6000 has new batch boundaries, so no dedup hit: 3050 twice.
   const Lab m("two_workers_takeover_at_least_once.json");
   EXPECT_EQ(m["records_produced"], 2 * 100 * 420);
-  EXPECT_EQ(m["duplicate_rows"], 3100);
-  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 3100);
+  EXPECT_EQ(m["duplicate_rows"], 3050);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 3050);
   EXPECT_EQ(m["task_downtime_s"], 310);  // task-0 down from 90.5 s to 400.5 s
   EXPECT_EQ(m["pending_records"], 0);
 }
 
 TEST(ConnectLab, StateMismatchCascadesToTheSurvivingTaskWithExactlyOnce) {
-  // task-1 meets p0's stored AFTER_PROCESSING [9000, 9099] with [6000..6499]:
-  // State MISMATCH at 136.0 s; FAILED, it leaves the group and nobody reads
-  // anything. task-0 starts at 400.5 s, gets both partitions, fails the same
-  // way at ~401.0 s. ClickHouse holds p0's 9100 and p1's ticks 0..135 (13600).
+  // Killed at 90.512 s, between puts: p0's stored AFTER_PROCESSING [9050,
+  // 9050]. At 135.512 s task-1 revokes p1 at 13551 (record 13550's put
+  // returned at 135.5109 s); at 136.012 s it fetches p0 from 6000 and p1
+  // from 13551, and its first poll is 500 records of p0's response (which
+  // came first): [6000..6499], State MISMATCH at 136.014 s. FAILED, it leaves
+  // the group and nobody reads anything. task-0 starts at 400.512 s, gets
+  // both partitions and fails the same way at 401.014 s. ClickHouse holds
+  // p0's 9051 and p1's 13551.
   const Lab m("two_workers_takeover_exactly_once.json");
   EXPECT_EQ(m["state_mismatch_throws"], 2);
   EXPECT_EQ(m["task_failures"], 2);
-  EXPECT_EQ(m["clickhouse_rows"], 9100 + 13600);
+  EXPECT_EQ(m["clickhouse_rows"], 9051 + 13551);
   EXPECT_EQ(m["duplicate_rows"], 0);
-  // task-0 down 90.5-400.5 s, task-1 FAILED 136.0-420 s, task-0 FAILED ~401.0-420 s.
-  EXPECT_NEAR(m["task_downtime_s"], 310 + 284 + 19, 0.1);
+  // task-0 down 90.512-400.512 s, task-1 FAILED 136.014-420 s, task-0
+  // FAILED 401.014-420 s.
+  EXPECT_NEAR(m["task_downtime_s"], 310 + 283.986 + 18.986, 0.01);
 }
 
-// A put() longer than max.poll.interval.ms (KIP-62). 1 record/s in 5 s
-// quanta, every insert takes 2 s, max.poll.interval.ms = 1.5 s, one task.
-// The task joins at 0.5 s and puts [0,4] (state NONE: inserted); at 2.0 s
-// its poll timeout expires and its consumer leaves the group (nothing is
-// committed: the first commit would be due at 60 s). The put returns at
-// ~2.5 s, the consumer joins again and reads p0 from the committed offset 0:
-// [0,4] is SAME as the in-memory state AFTER_PROCESSING [0,4] (the task
-// instance lives on), skipped. [5,9] at 5 s is NEW, inserted, and its put
-// outlives the interval too; the re-read [0,9] is SAME as [5,9]: skipped.
-// So 2 poll timeouts, 2 inserts, 2 SAME, 1 NEW, no duplicate.
+// A put() longer than max.poll.interval.ms (KIP-62). 1 record/s (record k
+// at k s, 10 s of records), every insert takes 2 s, max.poll.interval.ms
+// 1.5 s, one task; fetch.min.bytes 5210 (5 records) with fetch.max.wait.ms
+// 60 s, so the broker answers a fetch once 5 records are readable. The
+// fetch sent at the assignment (0.5 s) is answered at 4.003 s: the task
+// puts [0,4] at 4.005 s (state NONE: inserted). At 5.505 s its poll timeout
+// expires and its consumer leaves the group; the put returns at ~6.007 s,
+// the consumer joins again and at 6.507 s reads p0 from the committed
+// offset 0 (the first commit would be due at 60 s): [0,6], OVER_LAPPING the
+// in-memory AFTER_PROCESSING [0,4] (the task instance lives on): [5,6] is
+// inserted, and that put outlives the interval too (8.009 s). At 9.011 s the
+// re-read [0,9] overlaps [5,6]: [7,9] inserted, third timeout at 10.513 s;
+// at 11.515 s [0,9] is SAME as [7,9]: skipped. No duplicate.
 TEST(ConnectLab, PutOutlivingMaxPollIntervalLeavesTheGroupAndRereadsFromTheCommit) {
   const Lab m("put_outlives_max_poll_interval.json");
-  EXPECT_EQ(m["poll_timeouts"], 2);
-  EXPECT_EQ(m["inserts"], 2);
-  EXPECT_EQ(m["classifications.AFTER_PROCESSING.SAME"], 2);
-  EXPECT_EQ(m["classifications.AFTER_PROCESSING.NEW"], 1);
+  EXPECT_EQ(m["poll_timeouts"], 3);
+  EXPECT_EQ(m["inserts"], 3);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.OVER_LAPPING"], 2);
+  EXPECT_EQ(m["classifications.AFTER_PROCESSING.SAME"], 1);
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["clickhouse_rows"], 10);
   EXPECT_EQ(m["pending_records"], 0);
 }
 
-// The same pipeline with the default max.poll.interval.ms (5 min): no put
-// comes near it, nobody leaves, nothing is re-read.
+// The same pipeline with the default max.poll.interval.ms (5 min): nobody
+// leaves: [0,4] is put at 4.005 s, [5,9] (NEW) at 9.005 s.
 TEST(ConnectLab, PutWithinMaxPollIntervalKeepsTheMember) {
   const Lab m("put_outlives_max_poll_interval.json", {"connect.max.poll.interval.ms=300000"});
   EXPECT_EQ(m["poll_timeouts"], 0);
@@ -193,15 +239,15 @@ TEST(ConnectLab, PutWithinMaxPollIntervalKeepsTheMember) {
 }
 
 // Another task takes over after a poll timeout. 3 partitions over 2 tasks
-// (RangeAssignor: task-0 reads p0 and p1, task-1 reads p2); every insert
-// takes 2 s and a put() inserts its partitions one after the other, so
-// task-0's first put (p0 then p1, from 0.5 s) lasts ~4 s and its poll
-// timeout (3 s) expires at 3.5 s. Nothing of p0/p1 was committed (the first
+// (RangeAssignor: task-0 reads p0 and p1, task-1 reads p2), a record every
+// 3 s on each; every insert takes 2 s and a put() inserts its partitions one
+// after the other, so a put of task-0 that carries p0 and p1 lasts ~4 s and
+// its poll timeout (3 s) expires. Nothing of p0/p1 was committed (the first
 // commit is due at 60 s), so task-1 reads them from offset 0; its in-memory
 // state has no record for them and the dedup window is 0, so whatever
-// task-0 had inserted is inserted again. task-1's put now covers three
-// partitions (~6 s) and outlives the interval in turn: the two tasks take
-// the partitions from each other until the records stop (a rebalance storm).
+// task-0 had inserted is inserted again. task-1's put then covers three
+// partitions and outlives the interval in turn: the two tasks take the
+// partitions from each other until the records stop.
 // Expectations by argument, not by count: at least two poll timeouts;
 // duplicates, all of them replays; nothing lost.
 TEST(ConnectLab, PutOutlivingMaxPollIntervalLetsAnotherTaskReplayWithoutDedup) {

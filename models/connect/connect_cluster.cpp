@@ -131,6 +131,14 @@ void ConnectCluster::on_data(int partition) {
   if (WorkerSinkTask* t = owner_[static_cast<std::size_t>(partition)]) t->on_data(partition);
 }
 
+void ConnectCluster::before_view_change() {
+  for (auto& t : tasks_) t->before_view_change();
+}
+
+void ConnectCluster::after_view_change() {
+  for (auto& t : tasks_) t->after_view_change();
+}
+
 void ConnectCluster::on_leader(int partition) {
   if (WorkerSinkTask* t = owner_[static_cast<std::size_t>(partition)]) t->on_leader(partition);
 }

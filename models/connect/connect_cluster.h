@@ -62,6 +62,9 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   void on_data(int partition);
   // Partition p has a new leader.
   void on_leader(int partition);
+  // The brokers' view changes (the producer's direct feed starts or stops).
+  void before_view_change();
+  void after_view_change();
   // An unclean leader election cut partition p's log below what was read.
   void on_log_truncated(int partition, std::int64_t end_offset);
 

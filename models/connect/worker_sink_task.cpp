@@ -169,6 +169,16 @@ void WorkerSinkTask::on_data(int partition) {
   }
 }
 
+void WorkerSinkTask::before_view_change() {
+  if (status_ != TaskStatus::RUNNING || joining_ || aggregate_) return;
+  fetcher_.settle(sim_.now(), view_, waiting_for_data_);
+}
+
+void WorkerSinkTask::after_view_change() {
+  if (status_ != TaskStatus::RUNNING || joining_ || aggregate_ || !waiting_for_data_) return;
+  wait_for_data(fetcher_.next_response(view_));
+}
+
 void WorkerSinkTask::on_leader(int partition) {
   if (status_ != TaskStatus::RUNNING || joining_ || aggregate_ ||
       slot_of(partition) >= partitions_.size()) {

@@ -125,6 +125,11 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void on_data(int partition);
   // Partition p has a new leader: a fetch goes to it.
   void on_leader(int partition);
+  // The brokers' view is about to change (the producer leaves or joins its
+  // direct feed): settle what the old view can tell, then (changed) look
+  // again when a blocked poll should wake.
+  void before_view_change();
+  void after_view_change();
   // An unclean leader election cut partition p's log below what was read.
   void on_log_truncated(int partition, std::int64_t end_offset);
 

@@ -125,9 +125,11 @@ void Regime::to_exact() {
   const sim::Time now = sim_.now();
   counters_.producer_direct_time += now - direct_since_;
   ++counters_.producer_exact_switches;
+  connect_.before_view_change();
   const std::vector<std::int64_t> next = feed_.stop(now);
   // Consumers waiting on the feed's instants hear of what it wrote now.
   for (int p = 0; p < kafka_.partition_count(); ++p) connect_.on_data(p);
+  connect_.after_view_change();
   producer_.start_taking(next);
   producer_.run_sender();
 }
@@ -144,7 +146,9 @@ void Regime::try_direct() {
   producer_.stop_taking();
   ++counters_.producer_direct_switches;
   direct_since_ = sim_.now();
+  connect_.before_view_change();
   feed_.start(sim_.now(), next);
+  connect_.after_view_change();
 }
 
 void Regime::schedule_check() {
@@ -155,7 +159,10 @@ void Regime::schedule_check() {
 
 void Regime::sender_ran() {
   if (!feed_.active()) return;
-  for (const int p : feed_.release_drained(sim_.now())) connect_.on_data(p);
+  const std::vector<int> released = feed_.release_drained(sim_.now());
+  if (released.empty()) return;
+  for (const int p : released) connect_.on_data(p);
+  connect_.after_view_change();
 }
 
 }  // namespace pipesim::pipeline
