@@ -158,7 +158,8 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
 
 std::int64_t KafkaCluster::append_direct(int partition, std::int64_t first_id, std::int64_t count,
                                         std::int64_t producer_id, int epoch,
-                                        std::int64_t base_sequence, sim::Time created, sim::Time at) {
+                                        std::int64_t base_sequence, sim::Time created, sim::Time at,
+                                        const std::function<sim::Time(std::int64_t)>& append_time) {
   const auto index = static_cast<std::size_t>(partition);
   Partition& p = partitions_[index];
   PartitionLog& log = logs_[index];
@@ -166,7 +167,7 @@ std::int64_t KafkaCluster::append_direct(int partition, std::int64_t first_id, s
   const sim::Time half{options_.replication_latency.us / 2};
   while (!p.recent.empty() && p.recent.front().first + half <= at) p.recent.pop_front();
   p.recent.emplace_back(at, log.log_end_offset());
-  const std::int64_t base = log.append(first_id, count, ledger::CopyCause::ORIGINAL, at);
+  const std::int64_t base = log.append(first_id, count, ledger::CopyCause::ORIGINAL, at, &append_time);
   if (producer_id >= 0) {
     p.producers.on_append(producer_id, epoch, base_sequence, base_sequence + count - 1, base, created);
   }

@@ -135,9 +135,11 @@ class KafkaCluster final : public sim::Component {
   // The healthy producer's direct feed (direct_feed.h): records appended by
   // the leader at `at` without a request, and registered in its producer
   // state (producer_id -1: not idempotent). Returns the base offset.
+  // `append_time(offset)`: when the record at that offset was appended.
   std::int64_t append_direct(int partition, std::int64_t first_id, std::int64_t count,
                              std::int64_t producer_id, int epoch, std::int64_t base_sequence,
-                             sim::Time created, sim::Time at);
+                             sim::Time created, sim::Time at,
+                             const std::function<sim::Time(std::int64_t)>& append_time);
   // ... and the ISR reported them up to `end_offset`.
   void expose_direct(int partition, std::int64_t end_offset);
   // Every broker up, every partition led by a live broker with its whole

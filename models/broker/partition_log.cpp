@@ -10,10 +10,11 @@ PartitionLog::PartitionLog(std::int64_t records_per_segment_file)
     : records_per_file_(std::max<std::int64_t>(1, records_per_segment_file)) {}
 
 std::int64_t PartitionLog::append(std::int64_t first_id, std::int64_t count,
-                                  ledger::CopyCause cause, sim::Time at) {
+                                  ledger::CopyCause cause, sim::Time at,
+                                  const std::function<sim::Time(std::int64_t)>* append_time) {
   PIPESIM_INVARIANT(count > 0, "empty append");
   const std::int64_t base = end_;
-  note_files(base, count, at);
+  note_files(base, count, at, append_time);
   if (!segments_.empty() && !seal_last_) {
     Segment& last = segments_.back();
     if (last.cause == cause && last.first_id + last.count == first_id) {
@@ -28,7 +29,8 @@ std::int64_t PartitionLog::append(std::int64_t first_id, std::int64_t count,
   return base;
 }
 
-void PartitionLog::note_files(std::int64_t base, std::int64_t count, sim::Time at) {
+void PartitionLog::note_files(std::int64_t base, std::int64_t count, sim::Time at,
+                              const std::function<sim::Time(std::int64_t)>* append_time) {
   // LogSegment rolls when the active file is full (log.segment.bytes); an
   // append is split at the file boundaries here, where Kafka would roll
   // before a batch that does not fit (a difference of one batch per file).
@@ -39,11 +41,12 @@ void PartitionLog::note_files(std::int64_t base, std::int64_t count, sim::Time a
     SegmentFile& active = files_.back();
     const std::int64_t file_end = active.base_offset + records_per_file_;
     if (offset >= file_end) {
-      files_.push_back(SegmentFile{offset, at});
+      files_.push_back(SegmentFile{offset, append_time ? (*append_time)(offset) : at});
       continue;
     }
-    active.newest = std::max(active.newest, at);
-    offset = std::min(end, file_end);
+    const std::int64_t last = std::min(end, file_end);
+    active.newest = std::max(active.newest, append_time ? (*append_time)(last - 1) : at);
+    offset = last;
   }
 }
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -50,8 +51,12 @@ class PartitionLog {
   explicit PartitionLog(std::int64_t records_per_segment_file = std::numeric_limits<std::int64_t>::max());
 
   // Appends ids [first_id, first_id+count) at time `at`; returns the base offset.
+  // `append_time` (if given) tells when the record at an offset of this
+  // append was appended, for appends written after the fact (the direct
+  // feed): each segment file then gets its own newest record's time.
   std::int64_t append(std::int64_t first_id, std::int64_t count, ledger::CopyCause cause,
-                      sim::Time at = sim::Time{});
+                      sim::Time at = sim::Time{},
+                      const std::function<sim::Time(std::int64_t)>* append_time = nullptr);
 
   [[nodiscard]] std::int64_t log_start_offset() const { return log_start_; }
   [[nodiscard]] std::int64_t log_end_offset() const { return end_; }
@@ -80,7 +85,8 @@ class PartitionLog {
     std::int64_t base_offset = 0;
     sim::Time newest{};  // time of its newest record
   };
-  void note_files(std::int64_t base, std::int64_t count, sim::Time at);
+  void note_files(std::int64_t base, std::int64_t count, sim::Time at,
+                  const std::function<sim::Time(std::int64_t)>* append_time);
   // Maps [offset, last] within `segments` from `offset` on; advances `offset`.
   static void translate_in(const std::vector<Segment>& segments, std::int64_t last,
                            std::vector<IdPiece>& out, std::int64_t& offset);

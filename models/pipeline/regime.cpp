@@ -6,19 +6,20 @@
 
 namespace pipesim::pipeline {
 
-Regime::Regime(sim::Simulation& sim, bool exact, sim::Time sink_preroll, producer::Producer& producer,
-               producer::DirectFeed& feed, broker::KafkaCluster& kafka,
-               connect::ConnectCluster& connect, clickhouse::ReplicatedTable& table,
-               keeper::Keeper& keeper)
+Regime::Regime(sim::Simulation& sim, bool exact, sim::Time producer_preroll, sim::Time sink_preroll,
+               std::uint64_t seed, const Parts& parts)
     : sim_(sim),
       exact_(exact),
+      producer_preroll_(std::max(producer_preroll, kProducerPreroll)),
       sink_preroll_(sink_preroll),
-      table_(table),
-      keeper_(keeper),
-      producer_(producer),
-      feed_(feed),
-      kafka_(kafka),
-      connect_(connect),
+      jitter_(seed, "regime/preroll"),
+      table_(parts.table),
+      keeper_(parts.keeper),
+      workload_(parts.workload),
+      producer_(parts.producer),
+      feed_(parts.feed),
+      kafka_(parts.kafka),
+      connect_(parts.connect),
       id_(sim.add_component(this)) {
   producer_.set_observer(this);
   connect_.set_plans(this);
@@ -32,9 +33,22 @@ bool Regime::touches_producer(const std::string& kind) {
 void Regime::plan(const std::vector<sim::FaultOccurrence>& schedule,
                   const std::vector<sim::FaultSpec>& specs) {
   for (const auto& f : schedule) {
-    if (touches_producer(specs[f.spec].kind)) producer_window(f.at - kProducerPreroll, f.at + f.duration);
-    sink_window(f.at - sink_preroll_, f.at + f.duration);
+    const sim::Time jitter{static_cast<std::int64_t>(jitter_.uniform01() * 1e6)};
+    if (touches_producer(specs[f.spec].kind)) {
+      producer_window(f.at - producer_preroll_ - jitter, f.at + f.duration);
+    }
+    sink_window(f.at - sink_preroll_ - jitter, f.at + f.duration);
   }
+}
+
+void Regime::add_start(std::vector<sim::Time>& starts, sim::Time at) {
+  starts.insert(std::upper_bound(starts.begin(), starts.end(), at), at);
+}
+
+bool Regime::worth_it(const std::vector<sim::Time>& starts, sim::Time now) const {
+  const auto next = std::upper_bound(starts.begin(), starts.end(), now);
+  const sim::Time until = next == starts.end() ? workload_.stop() : *next;
+  return until - now >= kMinStretch && workload_.expected_records(now, until) >= kMinRecords;
 }
 
 void Regime::sink_window(sim::Time from, sim::Time to) {
@@ -43,22 +57,19 @@ void Regime::sink_window(sim::Time from, sim::Time to) {
   from = std::max(from, now);
   sim_.schedule(from, id_, kSinkOpen);
   sim_.schedule(std::max(to, from), id_, kSinkClose);
-  sink_starts_.insert(std::upper_bound(sink_starts_.begin(), sink_starts_.end(), from), from);
+  add_start(sink_starts_, from);
 }
 
 bool Regime::sink_may_aggregate(sim::Time now) const {
   if (exact_ || open_sink_windows_ > 0 || !sink_settled_ || !feed_.active()) return false;
-  const auto next = std::upper_bound(sink_starts_.begin(), sink_starts_.end(), now);
-  return next == sink_starts_.end() || *next - now >= kMinStretch;
+  return worth_it(sink_starts_, now);
 }
 
 void Regime::try_settle() {
   if (exact_ || open_sink_windows_ > 0 || sink_settled_) return;
   const sim::Time now = sim_.now();
-  const auto next = std::upper_bound(sink_starts_.begin(), sink_starts_.end(), now);
-  const bool far = next == sink_starts_.end() || *next - now >= kMinStretch;
   const bool quiet = connect_.settled() && connect_.next_planned_change() - now >= kMinStretch;
-  if (far && quiet && feed_.active() && table_.healthy() && keeper_.healthy(now)) {
+  if (worth_it(sink_starts_, now) && quiet && feed_.active() && table_.healthy() && keeper_.healthy(now)) {
     sink_settled_ = true;
     return;
   }
@@ -83,6 +94,7 @@ void Regime::producer_window(sim::Time from, sim::Time to) {
   const sim::Time now = sim_.now();
   sim_.schedule(std::max(from, now), id_, kOpen);
   sim_.schedule(std::max(to, now), id_, kClose);
+  add_start(producer_starts_, std::max(from, now));
   // The sink tasks cannot be in aggregate without the direct feed.
   sink_window(from, to);
 }
@@ -136,6 +148,7 @@ void Regime::to_exact() {
 
 void Regime::try_direct() {
   if (exact_ || open_windows_ > 0 || feed_.active()) return;
+  if (!worth_it(producer_starts_, sim_.now())) return;  // checked again when a window closes
   if (!kafka_.healthy() || !producer_.quiescent()) {
     schedule_check();
     return;

@@ -9,9 +9,13 @@
 // metadata right, every partition led with its full ISR); otherwise the
 // direct feed (direct_feed.h) writes the records as they arrive.
 //
-// The pre-roll (1 s) is many round trips: by the time the fault comes, the
-// exact producer's batches, requests and in-flight windows are those of
-// steady traffic, so what the fault hits does not depend on the switch.
+// The pre-roll (1 s, or 4 acks=all round trips if longer) is many round
+// trips: by the time the fault comes, the exact producer's batches, requests
+// and in-flight windows are those of steady traffic. Every pre-roll is also
+// longer by a uniform 0..1 s (stream "regime/preroll"), so that the phase of
+// any periodic pattern the switch starts (requests one round trip apart, puts
+// one cycle apart) is random against the fault, as it is in a real pipeline,
+// not fixed by the pre-roll's length.
 //
 // The sink tasks: exact from offset.flush.interval.ms + 2 s before every
 // fault and every change the Connect cluster plans by itself (an eviction, a
@@ -21,9 +25,12 @@
 // that until all has settled: the cluster with no rebalance, dead member or
 // absent worker, the producer on its direct feed, the replicas and Keeper
 // healthy, and nothing planned within kMinStretch. Only then may a caught-up
-// task go on in aggregate (sink_aggregate.h): a shorter stretch is not worth
-// leaving the events for, and a run whose faults come early or unfold long
-// (the lab configs) stays exact through them.
+// task go on in aggregate (sink_aggregate.h).
+//
+// Both shortcuts are taken only for a stretch worth it: at least kMinStretch
+// and kMinRecords records until the next window (or the workload's end). A
+// shorter or thinner stretch costs little event by event; so the lab
+// configs, small and with their faults early, run exactly through.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +42,8 @@
 #include "models/connect/connect_cluster.h"
 #include "models/producer/direct_feed.h"
 #include "models/producer/producer.h"
+#include "models/workload/workload.h"
+#include "sim/engine/random.h"
 #include "sim/engine/fault_schedule.h"
 #include "sim/engine/simulation.h"
 
@@ -46,14 +55,26 @@ class Regime final : public sim::Component,
                      public producer::SenderObserver,
                      public connect::ClusterPlans {
  public:
+  // The producer's pre-roll: at least a second, and always several of its
+  // round trips to an acks=all answer.
   static constexpr sim::Time kProducerPreroll = sim::Time::seconds(1);
+  [[nodiscard]] sim::Time producer_preroll() const { return producer_preroll_; }
   // How often a producer that may go back to the direct feed is looked at.
   static constexpr sim::Time kQuiescenceCheck = sim::Time::seconds(1);
   static constexpr sim::Time kMinStretch = sim::Time::minutes(10);
+  static constexpr double kMinRecords = 1e6;
 
-  Regime(sim::Simulation& sim, bool exact, sim::Time sink_preroll, producer::Producer& producer,
-         producer::DirectFeed& feed, broker::KafkaCluster& kafka, connect::ConnectCluster& connect,
-         clickhouse::ReplicatedTable& table, keeper::Keeper& keeper);
+  struct Parts {
+    producer::Producer& producer;
+    producer::DirectFeed& feed;
+    broker::KafkaCluster& kafka;
+    connect::ConnectCluster& connect;
+    clickhouse::ReplicatedTable& table;
+    keeper::Keeper& keeper;
+    const workload::Workload& workload;
+  };
+  Regime(sim::Simulation& sim, bool exact, sim::Time producer_preroll, sim::Time sink_preroll,
+         std::uint64_t seed, const Parts& parts);
   void set_sink_aggregate(SinkAggregate* aggregate) { aggregate_ = aggregate; }
 
   // Fault kinds that make the producer run exactly.
@@ -89,6 +110,9 @@ class Regime final : public sim::Component,
 
   void to_exact();
   void try_direct();
+  // Is the stretch from now to the next window start (of `starts`) worth a shortcut?
+  [[nodiscard]] bool worth_it(const std::vector<sim::Time>& starts, sim::Time now) const;
+  static void add_start(std::vector<sim::Time>& starts, sim::Time at);
   void schedule_check();
   // The sink's windows are closed: has everything settled?
   void try_settle();
@@ -96,9 +120,13 @@ class Regime final : public sim::Component,
 
   sim::Simulation& sim_;
   bool exact_;
+  sim::Time producer_preroll_;
   sim::Time sink_preroll_;
+  sim::RandomStream jitter_;  // "regime/preroll"
   clickhouse::ReplicatedTable& table_;
   keeper::Keeper& keeper_;
+  const workload::Workload& workload_;
+  std::vector<sim::Time> producer_starts_;  // planned producer windows' starts, sorted
   SinkAggregate* aggregate_ = nullptr;
   int open_sink_windows_ = 0;
   bool sink_settled_ = false;

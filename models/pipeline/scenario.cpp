@@ -72,8 +72,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
         view_(sim_, kafka_, logs_, feed_),
         cluster_(sim_, c.connect, c.operator_options, c.connector.name, partitions_,
                  fetch_settings(c), view_, deps_, c.connector.exactly_once, seed),
-        regime_(sim_, c.run.exact, c.connect.offset_flush_interval + sim::Time::seconds(2), producer_,
-                feed_, kafka_, cluster_, table_, keeper_),
+        regime_(sim_, c.run.exact,
+                (c.kafka.replication_latency + topology_.round_trip("producer", "broker-0")) * 4,
+                c.connect.offset_flush_interval + sim::Time::seconds(2), seed,
+                Regime::Parts{producer_, feed_, kafka_, cluster_, table_, keeper_, workload_}),
         aggregate_(sim_, SinkAggregate::Parts{c, cluster_, table_, keeper_, ledger_, logs_, workload_,
                                               feed_, kafka_, sink_counters_, fetch_settings(c)}),
         id_(sim_.add_component(this)) {
@@ -156,7 +158,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
   }
   void leader_elected(int partition) override { cluster_.on_leader(partition); }
   void change_planned(sim::Time at) override {
-    regime_.producer_window(at - Regime::kProducerPreroll, at);
+    regime_.producer_window(at - regime_.producer_preroll(), at);
   }
   void leadership_moved(int partition, int old_leader) override {
     producer_.leadership_moved(partition, old_leader);

@@ -101,7 +101,7 @@ void DirectFeed::write(int partition, sim::Time now, bool coarse) {
     // draws no instant and takes the write time, a little later.
     const sim::Time created = coarse ? now : workload_.arrival_time(partition, part.appended);
     cluster_.append_direct(partition, part.appended, count, sequence >= 0 ? tm.producer_id() : -1,
-                           tm.epoch(), sequence, created, now);
+                           tm.epoch(), sequence, created, now, append_time(partition));
     part.appended = append_to;
   }
   const std::int64_t expose_to =
@@ -110,6 +110,17 @@ void DirectFeed::write(int partition, sim::Time now, bool coarse) {
     cluster_.expose_direct(partition, part.base_offset + (expose_to - part.first_id));
     part.exposed = expose_to;
   }
+}
+
+std::function<sim::Time(std::int64_t)> DirectFeed::append_time(int partition) const {
+  // The leader appended each record one way after its arrival (retention
+  // ages the segment files by it).
+  const Partition& part = parts_[static_cast<std::size_t>(partition)];
+  return [this, partition, &part](std::int64_t offset) {
+    const sim::Time arrival =
+        workload_.arrival_time(partition, part.first_id + (offset - part.base_offset));
+    return std::max(arrival + one_way_, part.since);
+  };
 }
 
 std::vector<std::int64_t> DirectFeed::stop(sim::Time now) {
@@ -132,7 +143,7 @@ std::vector<std::int64_t> DirectFeed::stop(sim::Time now) {
       const std::int64_t sequence = tm.take_acknowledged(partition, count);
       cluster_.append_direct(partition, part.appended, count, sequence >= 0 ? tm.producer_id() : -1,
                              tm.epoch(), sequence, workload_.arrival_time(partition, part.appended),
-                             now);
+                             now, append_time(partition));
       part.appended = arrived;
     }
     if (part.appended > part.exposed) {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/broker/kafka_cluster.h"
@@ -76,6 +77,7 @@ class DirectFeed {
   [[nodiscard]] std::int64_t appended_by(int partition, sim::Time t, bool coarse = false) const;
   [[nodiscard]] std::int64_t visible_by(int partition, sim::Time t, bool coarse = false) const;
   void write(int partition, sim::Time now, bool coarse);
+  [[nodiscard]] std::function<sim::Time(std::int64_t)> append_time(int partition) const;
   void release(int partition, sim::Time now);
 
   workload::Workload& workload_;

@@ -241,6 +241,12 @@ double Workload::expected_count_before(int partition, sim::Time t) {
   return static_cast<double>(k.first) + static_cast<double>(k.count) * share;
 }
 
+double Workload::expected_records(sim::Time from, sim::Time to) const {
+  to = std::min(to, stop_);
+  if (to <= from) return 0;
+  return (cumulative(to) - cumulative(from)) * partitions_;
+}
+
 void Workload::forget_before(sim::Time t) {
   while (!rows_.empty() && block_end(base_) <= t) {
     rows_.pop_front();

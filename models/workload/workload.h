@@ -62,6 +62,9 @@ class Workload {
   double expected_count_before(int partition, sim::Time t);
   // Nobody asks about times before t any more: blocks ending by t are freed.
   void forget_before(sim::Time t);
+  // Records the profile lets arrive in [from, to) on all partitions, on
+  // average (no draw): what a stretch of time holds.
+  [[nodiscard]] double expected_records(sim::Time from, sim::Time to) const;
 
   // The 24 multipliers of the named "production" profile (mean 1, peak 4.32:
   // 200 M records/day peak at 10,000 records/s; 10,000 to 75,000 records per
