@@ -4,13 +4,27 @@
 // v1.3.9 logic.
 //
 // Common timeline: one partition (or four) read by one task each, 50
-// records/s arriving in 10 s quanta, so tick k (t = 10k s) brings offsets
-// [500k, 500k+499], put and inserted at ~10k + 4 ms; an insert takes ~30 ms.
-// The first offset commit runs at the first iteration after 60 s, i.e. at
-// ~60.004 s with the put of tick 6 ([3000, 3499]); the next one is due 60 s
-// later, at ~120.004 s. A put that throws a RetriableException is put again
-// (same batch, same token) at that next commit time. 5 minutes of workload:
-// ticks 0..290, 30 batches (15000 records) per partition.
+// records/s with "fixed" arrivals (record k at k/50 s), readable 3 ms after
+// its arrival. fetch.min.bytes 521000 (500 records of 1042 bytes) with
+// fetch.max.wait.ms 60 s: the broker answers once 500 records are readable,
+// so batch j = [500j, 500j+499] is put at 10j + 9.985 s. An insert takes
+// 5 ms + 20 us per row (15 ms for 500) at the server before its two Keeper
+// requests (allocateBlockNumber, the commit; 0.125 ms each when healthy).
+// The first offset commit runs at ~60.001 s, in the iteration after the put
+// of [2500, 2999] returned; it stores 3000 and the next one is due 60 s
+// later. The faults hit batch 6, [3000, 3499], put at 69.985 s. A put that
+// throws a RetriableException is put again (same batch, same token) when
+// the paused poll times out, at that next commit time, ~120.001 s.
+//
+// Catching up after the redelivery: the fetch buffered while the task waited
+// holds [3500, 3999]; the next fetch reads what is readable up to
+// max.partition.fetch.bytes (1 MiB = 1006 records), [4000, 5005], polled as
+// 500 + 500 + 6; then [5006, 5505] and [5506, 6003] (all that is readable at
+// ~120.086 s); from 6004 on 500 at a time again (the fetch waits for 500
+// more): 17 batches up to 14503, and the last 496 records [14504, 14999]
+// come when fetch.max.wait.ms runs out. 6 + 1 + 6 + 18 = 31 batches, and
+// the redelivery makes 32 inserts. 5 minutes of workload: 15000 records per
+// partition.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -23,10 +37,10 @@
 namespace pipesim::pipeline {
 namespace {
 
-// insert_timeout at 60 s for 40 s (server_commits 1): the insert of
-// [3000, 3499] at ~60.004 s hangs until 100 s and commits at ~100.03 s; the
-// client gave up at ~90.004 s (socket timeout, retriable). The redelivery at
-// ~120.004 s carries the same token "events-0-3000-3499".
+// insert_timeout at 65 s for 40 s (server_commits 1): the insert of
+// [3000, 3499] at 69.985 s hangs until 105 s and then commits; the client
+// gave up at 99.985 s (socket timeout 30 s, retriable). The redelivery at
+// ~120.001 s carries the same token "events-0-3000-3499".
 
 TEST(ClickHouseLab, ARedeliveryInsideTheWindowIsADedupHit) {
   // The default window (1000 blocks, 7 days) holds the 7 ids written so far.
@@ -38,8 +52,9 @@ TEST(ClickHouseLab, ARedeliveryInsideTheWindowIsADedupHit) {
   EXPECT_EQ(m["redeliveries"], 1);
   EXPECT_EQ(m["dedup_hits"], 1);
   EXPECT_EQ(m["insert_answers.deduplicated"], 1);
-  // 30 batches + 1 redelivery reached the server; the dedup hit wrote no part.
-  EXPECT_EQ(m["inserts"], 31);
+  // 31 batches + 1 redelivery reached the server; the dedup hit wrote no part.
+  EXPECT_EQ(m["inserts"], 32);
+  EXPECT_EQ(m["insert_answers.ok"], 30);
   EXPECT_EQ(m["pending_records"], 0);
 }
 
@@ -64,20 +79,22 @@ TEST(ClickHouseLab, WithAWindowOfZeroTheRedeliveryIsADuplicateWithExactlyOnceOnT
   EXPECT_EQ(m["duplicate_rows"], 500);
   EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
   EXPECT_EQ(m["classifications.BEFORE_PROCESSING.SAME"], 1);
-  // KeeperMap queries: 3 per batch (read, BEFORE, AFTER) for 30 batches, but
-  // the timed-out one made read + BEFORE and its redelivery read + AFTER: 91.
-  EXPECT_EQ(m["keeper_map_queries"], 91);
+  // KeeperMap queries: 3 per batch (read, BEFORE, AFTER) for the 30 batches
+  // that went through at once; the timed-out one made read + BEFORE and its
+  // redelivery read + AFTER: 90 + 2 + 2.
+  EXPECT_EQ(m["keeper_map_queries"], 94);
 }
 
-// Four partitions, four tasks: the four inserts of tick 6 hang in the same
-// stall, commit at ~100.02-100.05 s in some order and are redelivered at
-// ~120.004 s. Window of 3 blocks for the whole table.
+// Four partitions, four tasks: the four inserts of batch 6 hang in the same
+// stall, commit at 105 s in some order and are redelivered at ~120.001 s.
+// Window of 3 blocks for the whole table.
 
 TEST(ClickHouseLab, OtherPartitionsInsertsPushAnIdOutOfTheWindowBeforeItsRedelivery) {
   // The cleanup threads run every 10 s exactly (period 10..10 s, no random
-  // add): the run at 110 s keeps the newest 3 ids, so the first of the four
-  // stalled inserts to commit loses its id. Its redelivery writes its 500
-  // records again; the three others are hits.
+  // add): the run at 110 s (no other insert since the four committed: every
+  // task waits for its redelivery) keeps the newest 3 ids, so the first of
+  // the four stalled inserts to commit loses its id. Its redelivery writes
+  // its 500 records again; the three others are hits.
   const Lab m("clickhouse_window_pushed_out_by_other_partitions.json");
   EXPECT_EQ(m["records_produced"], 60000);
   EXPECT_EQ(m["insert_answers.client_timeout"], 4);
@@ -89,7 +106,7 @@ TEST(ClickHouseLab, OtherPartitionsInsertsPushAnIdOutOfTheWindowBeforeItsRedeliv
 
 TEST(ClickHouseLab, IdsOutliveTheWindowUntilACleanupThreadRuns) {
   // The same with cleanup threads that run at start-up and then a day later:
-  // 30+ ids for a window of 3, yet every redelivery is a hit.
+  // 4 x 31 ids for a window of 3, yet every redelivery is a hit.
   const Lab m("clickhouse_window_outlived_until_cleanup.json");
   EXPECT_EQ(m["dedup_hits"], 4);
   EXPECT_EQ(m["duplicate_rows"], 0);
@@ -97,14 +114,14 @@ TEST(ClickHouseLab, IdsOutliveTheWindowUntilACleanupThreadRuns) {
 }
 
 // Keeper: capacity 1000 requests/s, background 500/s, constant service
-// time. keeper_backlog from 40 s to 70 s at 0.3 x capacity: the backlog grows
-// by 500 - 300 = 200 requests a second (plus our few), so at 50 s ~2000 wait
-// (6.7 s each at 300/s); the insert of tick 5 ([2500, 2999]) at ~50.004 s
-// needs 2 requests: ~13.5-14.5 s > timeoutSeconds (10), though each waits
-// less than operation_timeout_ms (10 s). The client gives up at ~60.004 s
-// (the commit there stores offset 2500); the server commits at ~64 s. After
-// 70 s the backlog (~6000) drains at 500/s by ~82 s; the redelivery at
-// ~120.004 s finds a healthy Keeper.
+// time. keeper_backlog from 61 s to 91 s at 0.3 x capacity: the backlog
+// grows by at least 500 - 300 = 200 requests a second, so when the insert of
+// [3000, 3499] reaches Keeper at ~70.000 s at least 9 x 200 = 1800 wait
+// ahead of it (>= 6 s at 300/s each); its 2 requests take >= 12 s >
+// timeoutSeconds (10), though each waits less than operation_timeout_ms
+// (10 s). The client gives up at 79.985 s; the server commits later. After
+// 91 s the backlog (>= 6000) drains at 500/s within ~15 s; the redelivery
+// at ~120.001 s finds a healthy Keeper.
 
 TEST(KeeperLab, ABacklogPushesAnInsertPastTheClientTimeoutAndItsRedeliveryDuplicates) {
   // Deduplication off: the redelivered batch is written again.
@@ -113,10 +130,10 @@ TEST(KeeperLab, ABacklogPushesAnInsertPastTheClientTimeoutAndItsRedeliveryDuplic
   EXPECT_EQ(m["redeliveries"], 1);
   EXPECT_EQ(m["duplicate_rows"], 500);
   EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
-  // At 70 s at least 30 s x 200 = 6000 requests wait.
+  // At 91 s at least 30 s x 200 = 6000 requests wait.
   EXPECT_GE(m["keeper_peak_in_flight"], 6000);
-  // 31 inserts: the slow one is the p99 (nearest rank 31 of 31): >= 2 x 6.67 s.
-  EXPECT_GE(m["insert_latency_p99_ms"], 13300);
+  // 32 inserts: the slow one is the p99 (nearest rank 32 of 32): >= 2 x 6 s.
+  EXPECT_GE(m["insert_latency_p99_ms"], 12000);
   EXPECT_LT(m["insert_latency_p50_ms"], 100);
   EXPECT_EQ(m["pending_records"], 0);
 }
@@ -134,9 +151,9 @@ TEST(KeeperLab, ExactlyOnceAddsOneReadAndTwoWritesOfTwoRequestsPerBatch) {
   // writes): 1 + 2 = 3 KeeperMap queries per batch (DECISION_NOTES.md row 4).
   // In Keeper a read by key is 1 request, a write 2 (exists + multi):
   // 5 requests per batch, 150 in all; the inserts' own requests (2 each) and
-  // everything else are the same with exactlyOnce off (the cleanup threads
-  // run every 7 s exactly, never within the ms the state queries shift an
-  // insert by).
+  // everything else are the same with exactlyOnce off (with 30 ids in a
+  // window of 1000 a cleanup run removes nothing, so the ms the state
+  // queries shift an insert by cannot change what the cleanup threads do).
   const nlohmann::json raw = lab_json("keeper_exactly_once_state_requests.json");
   const Lab on(raw);
   nlohmann::json off_raw = raw;
@@ -153,35 +170,41 @@ TEST(KeeperLab, ExactlyOnceAddsOneReadAndTwoWritesOfTwoRequestsPerBatch) {
   EXPECT_EQ(off["duplicate_rows"], 0);
 }
 
-// keeper_election at 60 s for 2 s: no leader until 62 s.
+// keeper_election at 69.9 s for 2 s: no leader until 71.9 s.
 
 TEST(KeeperLab, AnElectionFailsTheStateQueryWithKeeperException) {
-  // exactlyOnce: the put at ~60.004 s first reads its state: no leader, 999,
-  // retriable. Redelivered at ~120.004 s: read, AFTER_PROCESSING NEW, insert.
+  // exactlyOnce: the put at 69.985 s first reads its state: no leader, 999,
+  // retriable. Redelivered at ~120.001 s: read, AFTER_PROCESSING NEW, write
+  // BEFORE, insert, write AFTER. 30 batches x 3 + the failed read + 3.
   const Lab m("keeper_election_state_query_fails.json");
   EXPECT_EQ(m["keeper_map_failures"], 1);
-  EXPECT_EQ(m["keeper_map_queries"], 91);
+  EXPECT_EQ(m["keeper_map_queries"], 94);
   EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["inserts"], 31);  // the failed put inserted nothing
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["clickhouse_rows"], 15000);
 }
 
 TEST(KeeperLab, InsertKeeperRetriesRideOutAnElection) {
-  // exactlyOnce off: the insert's requests go out at ~60.03 s (t0) and fail;
-  // retries after 100, 200, 400, 800 ms (at ~t0 + 0.1, 0.3, 0.7, 1.5 s) find
-  // no leader; the fifth (~t0 + 3.1 s > 62 s) commits. The client (30 s
-  // timeout) sees success.
+  // exactlyOnce off: the insert's requests go out at ~70.000 s (t0, after
+  // 15 ms of server work) and fail; retries after 100, 200, 400, 800 ms (at
+  // ~t0 + 0.1, 0.3, 0.7, 1.5 s) find no leader; the fifth (~t0 + 3.1 s >
+  // 71.9 s) commits. The client (30 s timeout) sees success after ~3.1 s.
   const Lab m("keeper_election_insert_retries.json");
   EXPECT_EQ(m["insert_keeper_retries"], 5);
   EXPECT_EQ(m["insert_answers.ok"], 30);
   EXPECT_EQ(m["insert_answers.keeper_exception_999"], 0);
   EXPECT_EQ(m["redeliveries"], 0);
   EXPECT_EQ(m["duplicate_rows"], 0);
+  // The slowest insert, ~3.115 s, as the latency histogram reports it (a
+  // bucket's midpoint, within ~3 % of the value).
+  EXPECT_GE(m["insert_latency_p99_ms"], 3115 * 0.97);
+  EXPECT_LE(m["insert_latency_p99_ms"], 3115 * 1.03);
 }
 
 TEST(KeeperLab, WithoutInsertKeeperRetriesAnElectionFailsTheInsertWith999) {
-  // insert_keeper_max_retries 0: 999 at ~t0 + 1 ms, nothing committed;
-  // the redelivery at ~120.004 s writes the batch once.
+  // insert_keeper_max_retries 0: 999 at ~70.000 s, nothing committed;
+  // the redelivery at ~120.001 s writes the batch once.
   const Lab m("keeper_election_insert_without_retries.json");
   EXPECT_EQ(m["insert_answers.keeper_exception_999"], 1);
   EXPECT_EQ(m["redeliveries"], 1);
@@ -190,9 +213,9 @@ TEST(KeeperLab, WithoutInsertKeeperRetriesAnElectionFailsTheInsertWith999) {
 }
 
 TEST(KeeperLab, ALostSessionMakesTheTableReadOnly) {
-  // One replica; its session is lost from 60 s to 120 s. The insert at
-  // ~60.004 s gets 242 TABLE_IS_READ_ONLY at once (retriable); the
-  // redelivery at ~120.004 s finds the table writable again.
+  // One replica; its session is lost from 65 s to 115 s. The insert at
+  // 69.985 s gets 242 TABLE_IS_READ_ONLY at once (retriable); the
+  // redelivery at ~120.001 s finds the table writable again.
   const Lab m("keeper_session_loss_read_only.json");
   EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 1);
   EXPECT_EQ(m["redeliveries"], 1);
@@ -201,10 +224,10 @@ TEST(KeeperLab, ALostSessionMakesTheTableReadOnly) {
 }
 
 TEST(ClickHouseLab, ACrashedReplicaRefusesOrHangs) {
-  // One replica, down from 60 s to 90 s. A dead server process refuses the
-  // insert at ~60.004 s (210, retriable); a dead host never answers, so the
-  // client times out at ~90.004 s. Either way the batch is redelivered at
-  // ~120.004 s to a live replica and written once.
+  // One replica, down from 65 s to 95 s. A dead server process refuses the
+  // insert at 69.985 s (210, retriable); a dead host never answers, so the
+  // client times out at 99.985 s. Either way the batch is redelivered at
+  // ~120.001 s to a live replica and written once.
   const Lab refused("clickhouse_replica_crash_refused.json");
   EXPECT_EQ(refused["insert_answers.network_error_210"], 1);
   EXPECT_EQ(refused["insert_answers.client_timeout"], 0);
