@@ -37,25 +37,26 @@ TEST(Explain, TellsTheCrashToStateMismatchChainInOrder) {
   sim::Trace trace(false);
   const TracedRun run = run_scenario_traced(lab("crash_exactly_once_mismatch.json"), 1, trace);
   const auto lines = story(trace);
-  // By hand (see scenario_test): killed at 90.5 s with the last commit at
-  // offset 6000 (at 60 s) and 3100 records put since; evicted at 135.5 s;
-  // reassigned at 136.0 s reading from 6000; State MISMATCH; FAILED.
-  const int killed = find(lines, "00:01:30.500 worker-0 killed (kill -9): nothing is committed; partition 0 "
-                                 "(task-0): last commit at offset 6000 (00:01:00.000), 3100 records put since");
-  const int evicted = find(lines, "00:02:15.500 the group coordinator evicts");
-  const int reads = find(lines, "00:02:16.000 rebalance of connect-clickhouse-sink done: task-0 reads p0@6000");
-  const int mismatch = find(lines, "batch [6000,6499] lies entirely before the stored range [9000,9099]");
+  // By hand (see scenario_test and connect_lab_test): killed at 90.512 s
+  // with the last commit at offset 6000 (at 60.0009 s) and records 6000..9050
+  // (3051) put since; evicted at 135.512 s; reassigned at 136.012 s reading
+  // from 6000; State MISMATCH against the stored [9050, 9050]; FAILED.
+  const int killed = find(lines, "00:01:30.512 worker-0 killed (kill -9): nothing is committed; partition 0 "
+                                 "(task-0): last commit at offset 6000 (00:01:00.000), 3051 records put since");
+  const int evicted = find(lines, "00:02:15.512 the group coordinator evicts");
+  const int reads = find(lines, "00:02:16.012 rebalance of connect-clickhouse-sink done: task-0 reads p0@6000");
+  const int mismatch = find(lines, "batch [6000,6499] lies entirely before the stored range [9050,9050]");
   const int failed = find(lines, "task-0 FAILED (AFTER_PROCESSING_STATE_MISMATCH, partition 0)");
   ASSERT_GE(killed, 0);
   EXPECT_LT(killed, evicted);
   EXPECT_LT(evicted, reads);
   EXPECT_LT(reads, mismatch);
   EXPECT_LT(mismatch, failed);
-  // The outcome groups: everything after offset 9099 is pending.
+  // The outcome groups: everything after offset 9050 is pending.
   ASSERT_EQ(run.groups.size(), 1u);
   EXPECT_EQ(run.groups[0].fate, "pending");
-  EXPECT_EQ(run.groups[0].ids.first, 9100);
-  EXPECT_EQ(run.groups[0].ids.count, 360000 - 9100);
+  EXPECT_EQ(run.groups[0].ids.first, 9051);
+  EXPECT_EQ(run.groups[0].ids.count, 360000 - 9051);
 }
 
 TEST(Explain, GroupsDuplicatesWithTheirEntryPoint) {
@@ -63,8 +64,9 @@ TEST(Explain, GroupsDuplicatesWithTheirEntryPoint) {
   const TracedRun run = run_scenario_traced(lab("runbook_delete_state_row.json"), 1, trace);
   ASSERT_EQ(run.groups.size(), 1u);
   EXPECT_EQ(run.groups[0].fate, "duplicated");
+  // Records 6000..9050 (see connect_lab_test: killed at 90.512 s).
   EXPECT_EQ(run.groups[0].ids.first, 6000);
-  EXPECT_EQ(run.groups[0].ids.count, 3100);
+  EXPECT_EQ(run.groups[0].ids.count, 9051 - 6000);
   EXPECT_EQ(run.groups[0].detail, "state_reset");
   EXPECT_GE(find(story(trace), "the restart failed again: the operator applies delete_state_row for task-0"), 0);
 }

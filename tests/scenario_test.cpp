@@ -78,51 +78,57 @@ TEST(Scenario, ConservationHoldsOverOneHundredSeedsWithCrashes) {
   EXPECT_GT(duplicates, 0);
 }
 
-// The lab configs crash the only worker at 90.5 s. By hand: 100 records/s
-// arrive in whole seconds (ticks 0..90 -> ids 0..9099 are in Kafka and
-// inserted); the only commit so far ran at 60 s with offset 6000 (ticks
-// 0..59). The worker process is back at 120.5 s (30 s restart) and its task
-// joins the group, but the coordinator waits for the dead member's session
-// to expire (90.5 + 45 = 135.5 s); 0.5 s of join/sync later, at 136.0 s, the
-// partition is assigned and read again from offset 6000.
+// The lab configs crash the only worker at ~90.5 s. By hand (the timeline of
+// tests/connect_lab_test.cpp): 100 records/s with "fixed" arrivals, record k
+// readable at 10k + 3 ms and put alone at 10k + 5 ms; the only commit so far
+// ran at ~60.0003 s with offset 6000. The worker process is back 30 s later
+// and its task joins the group, but the coordinator waits for the dead
+// member's session to expire (45 s after the crash); 0.5 s of join/sync
+// later the partition is assigned and read again from offset 6000.
 
 TEST(Scenario, CrashWithExactlyOnceOffReinsertsEverythingSinceTheLastCommit) {
+  // Killed at 90.5 s while record 9049's insert (put at 90.495 s, 5.27 ms
+  // long) is in flight: the server commits it at 90.50027 s all the same,
+  // and record 9050 is readable only at 90.503 s. 9050 records inserted.
   const sim::Metrics m = run_scenario(lab("crash_replay_at_least_once.json"), 1);
   EXPECT_EQ(metric(m, "records_produced"), 360000);  // 100/s for 1 h
-  EXPECT_EQ(metric(m, "duplicate_rows"), 9100 - 6000);
-  EXPECT_EQ(metric(m, "duplicate_rows_by_entry.task_restart_replay"), 3100);
+  EXPECT_EQ(metric(m, "duplicate_rows"), 9050 - 6000);
+  EXPECT_EQ(metric(m, "duplicate_rows_by_entry.task_restart_replay"), 9050 - 6000);
   EXPECT_EQ(metric(m, "pending_records"), 0);
   EXPECT_EQ(metric(m, "task_downtime_s"), 30);  // the task was DOWN from 90.5 s to 120.5 s
 }
 
 TEST(Scenario, CrashWithExactlyOnceAndToleranceSkipsTheReplayedBatches) {
-  // Stored AFTER_PROCESSING [9000, 9099] (tick 90's batch). Replay batches of
-  // 500: [6000..6499] .. [8500..8999] are PREVIOUS (6 batches, skipped);
-  // [9000..9499] overlaps and inserts only [9100..9499]. No duplicate.
+  // Killed at 90.512 s: stored AFTER_PROCESSING [9050, 9050]. The lagging
+  // replay polls [6000,6499], [6500,6999], [7000,7005], [7006,7505],
+  // [7506,8005], [8006,8011], [8012,8511], [8512,9011], [9012,9017] (a
+  // fetch holds 1006 records, a poll 500): 9 batches PREVIOUS, skipped;
+  // [9018,9517] overlaps and inserts only [9051,9517]. No duplicate.
   const sim::Metrics m = run_scenario(lab("crash_exactly_once_tolerate.json"), 1);
   EXPECT_EQ(metric(m, "duplicate_rows"), 0);
-  EXPECT_EQ(metric(m, "classifications.AFTER_PROCESSING.PREVIOUS"), 6);
+  EXPECT_EQ(metric(m, "classifications.AFTER_PROCESSING.PREVIOUS"), 9);
   EXPECT_EQ(metric(m, "classifications.AFTER_PROCESSING.OVER_LAPPING"), 1);
   EXPECT_EQ(metric(m, "state_mismatch_throws"), 0);
   EXPECT_EQ(metric(m, "pending_records"), 0);
 }
 
 TEST(Scenario, CrashWithExactlyOnceStopsWithStateMismatchAtEveryRestart) {
-  // The first replay batch [6000..6499] lies before the stored range: State
-  // MISMATCH, task FAILED at 136.0 s. The operator restarts it after exactly
-  // 30 min (restart_only); 0.5 s of rebalance later it fails again: at
-  // ~136.0 s, ~1936.5 s and ~3737.0 s, before the run ends at 4200 s.
-  // Nothing past offset 9099 is inserted.
+  // Killed at 90.512 s with 9051 records inserted. The first replay batch
+  // [6000..6499] lies before the stored range: State MISMATCH, task FAILED
+  // at ~136.0 s. The operator restarts it after exactly 30 min
+  // (restart_only); 0.5 s of rebalance later it fails again: at ~136.0 s,
+  // ~1936.5 s and ~3737.0 s, before the run ends at 4200 s. Nothing past
+  // offset 9050 is inserted.
   const sim::Metrics m = run_scenario(lab("crash_exactly_once_mismatch.json"), 1);
   EXPECT_EQ(metric(m, "state_mismatch_throws"), 3);
   EXPECT_EQ(metric(m, "task_failures"), 3);
   EXPECT_EQ(metric(m, "duplicate_rows"), 0);
-  EXPECT_EQ(metric(m, "clickhouse_rows"), 9100);
-  EXPECT_EQ(metric(m, "pending_records"), 360000 - 9100);
-  // Down from 90.5 s to the end (4200 s) but while RUNNING: 120.5-136.0 s
+  EXPECT_EQ(metric(m, "clickhouse_rows"), 9051);
+  EXPECT_EQ(metric(m, "pending_records"), 360000 - 9051);
+  // Down from 90.512 s to the end (4200 s) but while RUNNING: 120.5-136.0 s
   // (waiting for the eviction), and 0.5 s of rebalance after each of the two
   // operator restarts (plus a few ms of Keeper reads).
-  EXPECT_NEAR(metric(m, "task_downtime_s"), 4200 - 90.5 - 15.5 - 2 * 0.5, 0.1);
+  EXPECT_NEAR(metric(m, "task_downtime_s"), 4200 - 90.512 - 15.5 - 2 * 0.5, 0.1);
 }
 
 }  // namespace

@@ -6,36 +6,17 @@
 namespace pipesim::analytic {
 
 double stop_probability(const CrashInputs& in) {
-  const double q = in.records_per_s * in.tick_s;
-  const double b = static_cast<double>(in.max_poll_records);
-  const double tick = in.tick_s;
+  const double fetch_records = std::floor(static_cast<double>(in.max_partition_fetch_bytes) /
+                                          static_cast<double>(in.record_bytes + 18));
+  const double first_batch = std::min(static_cast<double>(in.max_poll_records), fetch_records);
+  const double rate = in.records_per_s;
   const double interval = in.commit_interval_s;
-  // The crash stops the connector once x >= phi + threshold: with q <= B,
-  // once K + 1 quanta are in (K = floor(B / q)), i.e. threshold = K ticks;
-  // with q > B, once the second batch of the first quantum has started.
-  const double threshold = q > b ? in.first_batch_s : std::floor(b / q) * tick;
-  // P = E_phi[(I - phi - threshold)^+] / I with phi uniform on [0, tick).
-  const double a = interval - threshold;
-  double p;
-  if (a >= tick) {
-    p = (a - tick / 2.0) / interval;
-  } else if (a > 0) {
-    p = a * a / (2.0 * tick * interval);
-  } else {
-    p = 0.0;
-  }
-  return std::clamp(p, 0.0, 1.0);
+  const double threshold = first_batch / rate + 0.5 / rate;
+  return std::clamp((interval - threshold) / interval, 0.0, 1.0);
 }
 
 double duplicates_per_crash(const CrashInputs& in) {
-  // E[N | x] = rate x (a lattice of quanta with a uniform phase); x uniform on [0, I).
-  const double q = in.records_per_s * in.tick_s;
-  const double b = static_cast<double>(in.max_poll_records);
-  const double interval = in.commit_interval_s;
-  const bool same_boundaries = q >= b && std::fmod(q, b) == 0.0;
-  const double x0 =
-      same_boundaries ? std::min(interval, static_cast<double>(in.dedup_window_blocks) * b / in.records_per_s) : 0.0;
-  return in.records_per_s * (interval * interval - x0 * x0) / (2.0 * interval);
+  return in.records_per_s * in.commit_interval_s / 2.0;
 }
 
 double dedup_hit_probability(std::int64_t window_blocks, double inserts_per_s, double delay_s) {

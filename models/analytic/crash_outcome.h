@@ -1,32 +1,31 @@
 // Closed forms for steady-state questions, to check the simulator against
 // something independent of it (VALIDATION.md). They assume one partition per
-// task, records arriving in quanta of `tick` (workload.tick) at a constant
-// rate, a task that keeps up (a quantum's batches are inserted well within
-// the tick), commits every offset.flush.interval.ms, and a worker crash at a
-// uniformly random moment between two commits.
+// task, records arriving one by one at a constant rate r ("fixed"
+// arrivals), a task that keeps up (each record is put within a few ms of its
+// arrival, in batches smaller than a poll can hold), commits every
+// offset.flush.interval.ms I, and a worker crash at a uniformly random moment
+// x after the last commit.
 //
-// After a commit at offset c, quanta of q records arrive every tick, the
-// first one phi seconds after the commit; each is put in ceil(q / B) batches
-// of at most B = max.poll.records. The commit clock is independent of the
-// quanta (each restart resets it), so phi is uniform on [0, tick). A crash x
-// seconds after the commit has let m = #{k >= 0 : phi + k tick <= x} quanta
-// be put (the in-flight insert still commits on the server): N = m q records.
-//   (a) exactlyOnce: the successor replays from c in batches of B. Its
-//       first batch [c, c+B-1] reaches the stored max c+N-1 only if N <= B;
-//       otherwise it lies before the stored range: State MISMATCH (stored
-//       AFTER_PROCESSING) or ERROR State (crash during an insert, stored
-//       BEFORE_PROCESSING). So P(stop) = P(N > B).
-//   (b) exactlyOnce off: the successor's empty in-memory state re-inserts
-//       all N records, each batch with the token of its offset range. When
-//       the replay's batches have the original boundaries (each quantum is a
-//       whole number of full batches: q = j B) and the oldest replayed block
-//       is still in the table-wide dedup window (fewer than W blocks since
-//       the commit: x <= x0 = W B / rate), ClickHouse deduplicates them all;
-//       otherwise every replayed block misses, and each miss pushes the next
-//       one out of the window (FIFO), so all N are duplicated:
-//       E[duplicates per crash] = rate (I^2 - x0^2) / (2 I), x0 = 0 when the
-//       boundaries differ. Left out: a crash soon after a restart, before the
-//       successor's first commit, re-reads the previous replay too.
+// A caught-up task's poll waits for data with the commit deadline as its
+// timeout, so commits are I apart. A crash x after the commit at offset c
+// has let N ~ r x records be put (the in-flight insert still commits on the
+// server). The successor comes back with a backlog of at least ~45 s of
+// records (restart, then the dead member's session timeout), so its first
+// fetch is capped by max.partition.fetch.bytes, F records of
+// record_bytes + 18 bytes, and its first poll by max.poll.records B: the
+// first replayed batch is [c, c + B' - 1], B' = min(B, F).
+//   (a) exactlyOnce: the first replayed batch reaches the stored max
+//       c + N - 1 only if N <= B'; otherwise it ends before the stored range:
+//       State MISMATCH (stored AFTER_PROCESSING) or ERROR State (the crash
+//       cut an insert short: stored BEFORE_PROCESSING). Record c + B' arrives
+//       B'/r after record c, which arrives on average half a gap after the
+//       commit, so P(stop) = (I - B'/r - 1/(2r))^+ / I.
+//   (b) exactlyOnce off: the successor's empty in-memory state re-inserts all
+//       N records. The original puts held a few records each, the replayed
+//       ones B': no block id repeats, so ClickHouse's dedup window never
+//       helps and E[duplicates per crash] = r I / 2. Left out: a crash soon
+//       after a restart, before the successor's first commit, re-reads the
+//       previous replay too.
 #pragma once
 
 #include <cstdint>
@@ -35,15 +34,10 @@ namespace pipesim::analytic {
 
 struct CrashInputs {
   double records_per_s = 0;         // per partition
-  double tick_s = 1;                // arrival quantum
   double commit_interval_s = 60;    // offset.flush.interval.ms / 1000
   std::int64_t max_poll_records = 500;
-  // Time from a quantum's arrival until its first insert has started and the
-  // next batch could begin (fetch + KeeperMap read/write + insert): with
-  // q > B the second batch of the first quantum is what makes N > B.
-  double first_batch_s = 0.03;
-  // replicated_deduplication_window (blocks of this table).
-  std::int64_t dedup_window_blocks = 1000;
+  std::int64_t max_partition_fetch_bytes = 1048576;
+  std::int64_t record_bytes = 1024;  // workload.record_bytes (+18 bytes of record overhead)
 };
 
 // (a) Probability that a worker crash stops an exactlyOnce connector

@@ -78,6 +78,7 @@ class LogView {
 class Fetcher {
  public:
   explicit Fetcher(const FetchSettings& settings) : settings_(settings) {}
+  [[nodiscard]] const FetchSettings& settings() const { return settings_; }
 
   // A new assignment, each partition from its committed offset.
   void assign(const std::vector<int>& partitions, const std::vector<std::int64_t>& offsets);

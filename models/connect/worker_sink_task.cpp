@@ -448,12 +448,20 @@ void WorkerSinkTask::after_put() {
 }
 
 void WorkerSinkTask::note_steady_put() {
-  // Caught up: the batch came from one cycle's arrivals, far from the poll
-  // and fetch limits, and nothing else is buffered.
+  // Caught up: the batch hit neither max.poll.records nor a fetch's
+  // per-partition cap (a lagging consumer's batches are cut by them), and
+  // no more than a poll's worth waits in the fetcher. Whether this rate is a
+  // steady state is then the steady chain's call (may_aggregate).
   std::int64_t records = 0;
-  for (const auto& pb : batch_) records += pb.offsets.max - pb.offsets.min + 1;
-  const bool steady = records * 4 < max_poll_records_ && fetcher_.buffered_records() * 4 < max_poll_records_ &&
-                      !batch_.empty() && batch_.front().tag == ledger::InsertTag::NORMAL && !left_group_ &&
+  bool capped = false;
+  for (const auto& pb : batch_) {
+    const std::int64_t n = pb.offsets.max - pb.offsets.min + 1;
+    records += n;
+    capped = capped || n >= fetcher_.settings().max_partition_records;
+  }
+  const bool steady = !capped && records < max_poll_records_ &&
+                      fetcher_.buffered_records() < max_poll_records_ && !batch_.empty() &&
+                      batch_.front().tag == ledger::InsertTag::NORMAL && !left_group_ &&
                       !stop_pending_ && !revoke_pending_;
   steady_puts_ = steady ? steady_puts_ + 1 : 0;
 }

@@ -65,6 +65,7 @@ QuickProfile quick_profile(const Config& config, int seeds) {
   };
   p.crashes = total("crash_episodes");
   p.crashes_state_mismatch = total("crash_episodes_state_mismatch");
+  p.crashes_error_state = total("crash_episodes_error_state");
   p.duplicate_rows_per_crash = p.crashes > 0 ? total("duplicate_rows") / p.crashes : 0;
   p.inserts_per_s = total("inserts") / (seeds * quick.run.duration.as_seconds());
   return p;
@@ -92,6 +93,10 @@ std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
   std::vector<Finding> out;
   if (c.connector.exactly_once && !c.connector.tolerate_state_mismatch) {
     const auto [lo, hi] = sim::wilson_interval(p.crashes_state_mismatch, p.crashes);
+    // A crash between puts leaves AFTER_PROCESSING (a replay stops with State
+    // MISMATCH, which tolerateStateMismatch would skip); a crash during an
+    // insert leaves BEFORE_PROCESSING, and the replay's ERROR stops the task
+    // whatever the tolerance (v1.3.9 Processing.doLogic).
     out.push_back({"exactly_once_without_tolerance", "state_mismatch_stop",
                    "exactlyOnce=true with tolerateStateMismatch=false: a crash after records were "
                    "inserted past the last commit replays them, the stored range is "
@@ -99,7 +104,10 @@ std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
                    p.crashes > 0 ? fmt("%.0f of %.0f simulated worker crashes ended in State MISMATCH: "
                                        "%.2f, 95%% CI [%.2f, %.2f]",
                                        p.crashes_state_mismatch, p.crashes,
-                                       p.crashes_state_mismatch / p.crashes, lo, hi)
+                                       p.crashes_state_mismatch / p.crashes, lo, hi) +
+                                       fmt("; %.0f cut an insert short and ended in the "
+                                           "BEFORE_PROCESSING error state, which no tolerance covers",
+                                           p.crashes_error_state)
                                  : ""});
   }
   const bool has_dlq = !c.connector.errors_deadletterqueue_topic_name.empty();

@@ -22,6 +22,7 @@ struct QuickProfile {
   double seeds = 0;
   double crashes = 0;
   double crashes_state_mismatch = 0;
+  double crashes_error_state = 0;  // BEFORE_PROCESSING ERROR: killed during an insert
   double duplicate_rows_per_crash = 0;
   double inserts_per_s = 0;  // table-wide, over the quick run
 };

@@ -1,17 +1,19 @@
 #include "models/pipeline/regime.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "models/pipeline/sink_aggregate.h"
 
 namespace pipesim::pipeline {
 
 Regime::Regime(sim::Simulation& sim, bool exact, sim::Time producer_preroll, sim::Time sink_preroll,
-               std::uint64_t seed, const Parts& parts)
+               double producer_capacity, std::uint64_t seed, const Parts& parts)
     : sim_(sim),
       exact_(exact),
       producer_preroll_(std::max(producer_preroll, kProducerPreroll)),
       sink_preroll_(sink_preroll),
+      producer_capacity_(producer_capacity),
       jitter_(seed, "regime/preroll"),
       table_(parts.table),
       keeper_(parts.keeper),
@@ -23,6 +25,29 @@ Regime::Regime(sim::Simulation& sim, bool exact, sim::Time producer_preroll, sim
       id_(sim.add_component(this)) {
   producer_.set_observer(this);
   connect_.set_plans(this);
+}
+
+double Regime::producer_capacity(std::int64_t records_per_batch, sim::Time round_trip,
+                                 sim::Time broker_hold, std::int64_t max_in_flight, bool acks_none) {
+  if (acks_none) return std::numeric_limits<double>::infinity();
+  const double per_request_s = std::max(broker_hold.as_seconds(),
+                                        (round_trip + broker_hold).as_seconds() /
+                                            static_cast<double>(max_in_flight));
+  return per_request_s > 0 ? static_cast<double>(records_per_batch) / per_request_s
+                           : std::numeric_limits<double>::infinity();
+}
+
+bool Regime::keeps_up(sim::Time t) const {
+  return workload_.partition_rate_at(t) <= kMaxProducerLoad * producer_capacity_;
+}
+
+sim::Time Regime::overload_from(sim::Time now, sim::Time until) const {
+  // The profile's rate changes only at whole hours.
+  const sim::Time hour = sim::Time::hours(1);
+  for (sim::Time t{(now.us / hour.us + 1) * hour.us}; t < until; t = t + hour) {
+    if (!keeps_up(t)) return t;
+  }
+  return until;
 }
 
 bool Regime::touches_producer(const std::string& kind) {
@@ -45,10 +70,11 @@ void Regime::add_start(std::vector<sim::Time>& starts, sim::Time at) {
   starts.insert(std::upper_bound(starts.begin(), starts.end(), at), at);
 }
 
-bool Regime::worth_it(const std::vector<sim::Time>& starts, sim::Time now) const {
+bool Regime::worth_it(const std::vector<sim::Time>& starts, sim::Time now, sim::Time min_stretch,
+                      double min_records) const {
   const auto next = std::upper_bound(starts.begin(), starts.end(), now);
   const sim::Time until = next == starts.end() ? workload_.stop() : *next;
-  return until - now >= kMinStretch && workload_.expected_records(now, until) >= kMinRecords;
+  return until - now >= min_stretch && workload_.expected_records(now, until) >= min_records;
 }
 
 void Regime::sink_window(sim::Time from, sim::Time to) {
@@ -62,14 +88,14 @@ void Regime::sink_window(sim::Time from, sim::Time to) {
 
 bool Regime::sink_may_aggregate(sim::Time now) const {
   if (exact_ || open_sink_windows_ > 0 || !sink_settled_ || !feed_.active()) return false;
-  return worth_it(sink_starts_, now);
+  return worth_it(sink_starts_, now, kMinStretch, kMinRecords);
 }
 
 void Regime::try_settle() {
   if (exact_ || open_sink_windows_ > 0 || sink_settled_) return;
   const sim::Time now = sim_.now();
   const bool quiet = connect_.settled() && connect_.next_planned_change() - now >= kMinStretch;
-  if (worth_it(sink_starts_, now) && quiet && feed_.active() && table_.healthy() && keeper_.healthy(now)) {
+  if (worth_it(sink_starts_, now, kMinStretch, kMinRecords) && quiet && feed_.active() && table_.healthy() && keeper_.healthy(now)) {
     sink_settled_ = true;
     return;
   }
@@ -113,6 +139,11 @@ void Regime::handle(const sim::Event& event) {
       check_pending_ = false;
       try_direct();
       return;
+    case kOverload:
+      if (event.arg != overload_generation_ || !feed_.active()) return;
+      to_exact();
+      schedule_check();
+      return;
     case kSinkOpen:
       ++open_sink_windows_;
       sink_settled_ = false;
@@ -132,6 +163,7 @@ void Regime::handle(const sim::Event& event) {
 }
 
 void Regime::to_exact() {
+  ++overload_generation_;  // a planned overload switch is moot
   sink_settled_ = false;
   if (aggregate_) aggregate_->leave_all();
   const sim::Time now = sim_.now();
@@ -148,20 +180,42 @@ void Regime::to_exact() {
 
 void Regime::try_direct() {
   if (exact_ || open_windows_ > 0 || feed_.active()) return;
-  if (!worth_it(producer_starts_, sim_.now())) return;  // checked again when a window closes
+  const sim::Time now = sim_.now();
+  if (!keeps_up(now)) {
+    // Looked at again when the hour changes.
+    const sim::Time hour = sim::Time::hours(1);
+    if (!check_pending_ && now < workload_.stop()) {
+      check_pending_ = true;
+      sim_.schedule(sim::Time{(now.us / hour.us + 1) * hour.us}, id_, kCheck);
+    }
+    return;
+  }
+  // Checked again when a window closes.
+  if (!worth_it(producer_starts_, now, kProducerMinStretch, kProducerMinRecords)) return;
+  const auto next = std::upper_bound(producer_starts_.begin(), producer_starts_.end(), now);
+  const sim::Time until = overload_from(now, next == producer_starts_.end() ? workload_.stop() : *next);
+  if (until - now < kProducerMinStretch || workload_.expected_records(now, until) < kProducerMinRecords) {
+    if (until < workload_.stop() && !check_pending_) {
+      check_pending_ = true;
+      sim_.schedule(until + sim::Time::hours(1), id_, kCheck);
+    }
+    return;
+  }
   if (!kafka_.healthy() || !producer_.quiescent()) {
     schedule_check();
     return;
   }
   producer_.run_sender();  // takes what arrived up to now
-  std::vector<std::int64_t> next;
-  for (int p = 0; p < kafka_.partition_count(); ++p) next.push_back(producer_.next_id(p));
+  std::vector<std::int64_t> next_ids;
+  for (int p = 0; p < kafka_.partition_count(); ++p) next_ids.push_back(producer_.next_id(p));
   producer_.stop_taking();
   ++counters_.producer_direct_switches;
-  direct_since_ = sim_.now();
+  direct_since_ = now;
   connect_.before_view_change();
-  feed_.start(sim_.now(), next);
+  feed_.start(now, next_ids);
   connect_.after_view_change();
+  // An hour the producer cannot carry runs exactly from its start.
+  if (until < workload_.stop()) sim_.schedule(until, id_, kOverload, ++overload_generation_);
 }
 
 void Regime::schedule_check() {

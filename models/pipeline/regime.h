@@ -27,10 +27,23 @@
 // healthy, and nothing planned within kMinStretch. Only then may a caught-up
 // task go on in aggregate (sink_aggregate.h).
 //
-// Both shortcuts are taken only for a stretch worth it: at least kMinStretch
-// and kMinRecords records until the next window (or the workload's end). A
-// shorter or thinner stretch costs little event by event; so the lab
-// configs, small and with their faults early, run exactly through.
+// The direct feed also needs a producer with headroom: a broker reads a
+// connection's next request only once it has answered the previous one (an
+// acks=all answer waits for the ISR), and a request carries at most one
+// batch per partition, so a partition takes at most records_per_batch per
+// max(broker hold, round trip / max.in.flight) (producer_capacity()). Where
+// an hour's arrivals need more than kMaxProducerLoad of that, records wait
+// in the accumulator, which the direct feed does not model: that hour runs
+// exactly, and an overloaded producer's backlog, expiries and failures are
+// the exact path's.
+//
+// Both shortcuts are taken only for a stretch worth it until the next window
+// (or the workload's end): the sink's at least kMinStretch and kMinRecords
+// records, the producer's (each record costs the exact producer a round of
+// its Sender, more than a put costs) kProducerMinStretch and
+// kProducerMinRecords. A shorter or thinner stretch costs little event by
+// event; so the lab configs, small and with their faults early, run exactly
+// through.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +76,18 @@ class Regime final : public sim::Component,
   static constexpr sim::Time kQuiescenceCheck = sim::Time::seconds(1);
   static constexpr sim::Time kMinStretch = sim::Time::minutes(10);
   static constexpr double kMinRecords = 1e6;
+  static constexpr sim::Time kProducerMinStretch = sim::Time::minutes(1);
+  static constexpr double kProducerMinRecords = 1e5;
+  // The share of producer_capacity() up to which the direct feed may stand in
+  // for the producer: at half of it, a round trip's arrivals overflow a batch
+  // with Poisson probability < 0.3 % (7.5 on average for a batch of 15).
+  static constexpr double kMaxProducerLoad = 0.5;
+
+  // Records/s one partition can take from the producer (see above): acks=0
+  // requests hold nothing; acks=all ones hold the connection for the
+  // replication (`broker_hold`).
+  static double producer_capacity(std::int64_t records_per_batch, sim::Time round_trip,
+                                  sim::Time broker_hold, std::int64_t max_in_flight, bool acks_none);
 
   struct Parts {
     producer::Producer& producer;
@@ -74,7 +99,7 @@ class Regime final : public sim::Component,
     const workload::Workload& workload;
   };
   Regime(sim::Simulation& sim, bool exact, sim::Time producer_preroll, sim::Time sink_preroll,
-         std::uint64_t seed, const Parts& parts);
+         double producer_capacity, std::uint64_t seed, const Parts& parts);
   void set_sink_aggregate(SinkAggregate* aggregate) { aggregate_ = aggregate; }
 
   // Fault kinds that make the producer run exactly.
@@ -105,13 +130,18 @@ class Regime final : public sim::Component,
 
  private:
   enum EventType : std::uint32_t {
-    kOpen = 1, kClose = 2, kCheck = 3, kSinkOpen = 4, kSinkClose = 5, kSinkCheck = 6
+    kOpen = 1, kClose = 2, kCheck = 3, kSinkOpen = 4, kSinkClose = 5, kSinkCheck = 6, kOverload = 7
   };
 
   void to_exact();
   void try_direct();
+  // Does the producer have headroom for the arrivals at t (kMaxProducerLoad)?
+  [[nodiscard]] bool keeps_up(sim::Time t) const;
+  // The first hour boundary in (now, until) from which it has not (until if none).
+  [[nodiscard]] sim::Time overload_from(sim::Time now, sim::Time until) const;
   // Is the stretch from now to the next window start (of `starts`) worth a shortcut?
-  [[nodiscard]] bool worth_it(const std::vector<sim::Time>& starts, sim::Time now) const;
+  [[nodiscard]] bool worth_it(const std::vector<sim::Time>& starts, sim::Time now, sim::Time min_stretch,
+                              double min_records) const;
   static void add_start(std::vector<sim::Time>& starts, sim::Time at);
   void schedule_check();
   // The sink's windows are closed: has everything settled?
@@ -122,6 +152,8 @@ class Regime final : public sim::Component,
   bool exact_;
   sim::Time producer_preroll_;
   sim::Time sink_preroll_;
+  double producer_capacity_;  // records/s per partition
+  std::uint32_t overload_generation_ = 0;
   sim::RandomStream jitter_;  // "regime/preroll"
   clickhouse::ReplicatedTable& table_;
   keeper::Keeper& keeper_;

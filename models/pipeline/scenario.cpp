@@ -74,8 +74,14 @@ class Run final : public sim::Component, public broker::ClusterListener {
                  fetch_settings(c), view_, deps_, c.connector.exactly_once, seed),
         regime_(sim_, c.run.exact,
                 (c.kafka.replication_latency + topology_.round_trip("producer", "broker-0")) * 4,
-                c.connect.offset_flush_interval + sim::Time::seconds(2), seed,
-                Regime::Parts{producer_, feed_, kafka_, cluster_, table_, keeper_, workload_}),
+                c.connect.offset_flush_interval + sim::Time::seconds(2),
+                Regime::producer_capacity(
+                    producer_.records_per_batch(), topology_.round_trip("producer", "broker-0"),
+                    (c.producer.acks == "all" || c.producer.acks == "-1") && c.kafka.replication_factor > 1
+                        ? c.kafka.replication_latency
+                        : sim::Time{},
+                    c.producer.max_in_flight_requests_per_connection, c.producer.acks == "0"),
+                seed, Regime::Parts{producer_, feed_, kafka_, cluster_, table_, keeper_, workload_}),
         aggregate_(sim_, SinkAggregate::Parts{c, cluster_, table_, keeper_, ledger_, logs_, workload_,
                                               feed_, kafka_, sink_counters_, fetch_settings(c)}),
         id_(sim_.add_component(this)) {

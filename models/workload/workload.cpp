@@ -41,7 +41,8 @@ Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t
       fixed_(options.arrivals == "fixed"),
       counts_(seed, "workload/arrivals"),
       instants_key_(sim::RandomStream(seed, "workload/arrival-instants").next_u64()),
-      next_first_(static_cast<std::size_t>(partitions), 0) {
+      next_first_(static_cast<std::size_t>(partitions), 0),
+      arrival_hint_(static_cast<std::size_t>(partitions), 0) {
   if (options.profile == "constant") {
     multipliers_.fill(1.0);
   } else if (options.profile.is_array()) {
@@ -51,6 +52,12 @@ Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t
     for (auto& m : multipliers_) m /= mean;
   } else {
     multipliers_ = production_profile();
+  }
+  const double per_second = static_cast<double>(options_.records_per_day) / 86400.0 / partitions_;
+  per_day_ = per_second * 86400.0;
+  for (std::size_t h = 0; h < 24; ++h) {
+    hour_rate_[h] = per_second * multipliers_[h];
+    hour_start_[h + 1] = hour_start_[h] + hour_rate_[h] * 3600.0;
   }
 }
 
@@ -70,39 +77,28 @@ double Workload::rate_at(sim::Time t) const {
 double Workload::cumulative(sim::Time t) const {
   // Records per partition arrived by t: whole days, whole hours, then the
   // part of the current hour.
-  const double per_second = static_cast<double>(options_.records_per_day) / 86400.0 / partitions_;
   const std::int64_t days = t.us / kDayUs;
-  double x = static_cast<double>(days) * per_second * 86400.0;
-  std::int64_t rest = t.us - days * kDayUs;
-  for (std::size_t h = 0; h < 24 && rest > 0; ++h) {
-    const std::int64_t in_hour = std::min(rest, kHourUs);
-    x += per_second * multipliers_[h] * static_cast<double>(in_hour) / 1e6;
-    rest -= in_hour;
-  }
-  return x;
+  const std::int64_t rest = t.us - days * kDayUs;
+  const auto h = static_cast<std::size_t>(rest / kHourUs);
+  const auto in_hour = static_cast<double>(rest - static_cast<std::int64_t>(h) * kHourUs);
+  return static_cast<double>(days) * per_day_ + hour_start_[h] + hour_rate_[h] * in_hour / 1e6;
 }
 
 std::int64_t Workload::fixed_time_us(std::int64_t k) const {
   // The instant at which cumulative() reaches k.
-  const double per_second = static_cast<double>(options_.records_per_day) / 86400.0 / partitions_;
-  const double per_day = per_second * 86400.0;
-  if (per_day <= 0) return sim::Time::max().us;
+  if (per_day_ <= 0) return sim::Time::max().us;
   const auto x = static_cast<double>(k);
-  const double days = std::floor(x / per_day);
-  double rem = x - days * per_day;
-  double t_us = days * static_cast<double>(kDayUs);
-  for (std::size_t h = 0; h < 24; ++h) {
-    const double in_hour = per_second * multipliers_[h] * 3600.0;
-    if (rem < in_hour || h == 23) {
-      const double rate = per_second * multipliers_[h];
-      if (rate <= 0) continue;
-      t_us += rem / rate * 1e6;
-      break;
-    }
-    rem -= in_hour;
-    t_us += static_cast<double>(kHourUs);
-  }
-  return static_cast<std::int64_t>(std::llround(t_us));
+  const double days = std::floor(x / per_day_);
+  const double rem = x - days * per_day_;
+  // The hour in which the day's count passes rem: the first whose end lies
+  // beyond it (an hour of rate 0 ends where it starts and is passed over).
+  const auto it = std::upper_bound(hour_start_.begin() + 1, hour_start_.end() - 1, rem);
+  auto h = static_cast<std::size_t>(it - (hour_start_.begin() + 1));
+  while (h > 0 && hour_rate_[h] <= 0) --h;  // past the day's last record: the last busy hour
+  const double t_us = days * static_cast<double>(kDayUs) + static_cast<double>(h) * kHourUs +
+                      (rem - hour_start_[h]) / hour_rate_[h] * 1e6;
+  // t_us >= 0: rounding half up is llround's rounding here.
+  return static_cast<std::int64_t>(t_us + 0.5);
 }
 
 std::int64_t Workload::fixed_count_before(sim::Time t) const {
@@ -155,39 +151,55 @@ Workload::Block& Workload::block(std::int64_t b, int partition) {
   return rows_[static_cast<std::size_t>(b - base_)][static_cast<std::size_t>(partition)];
 }
 
+std::uint64_t Workload::block_key(std::int64_t b, int partition) const {
+  std::uint64_t key = instants_key_ ^ (static_cast<std::uint64_t>(partition) * 0x9E3779B97F4A7C15ULL);
+  return key ^ (static_cast<std::uint64_t>(b) * 0xD1B54A32D192ED03ULL);
+}
+
+void Workload::draw_last(std::int64_t b, int partition, Block& k) {
+  if (k.last >= 0 || k.count == 0) return;
+  PIPESIM_INVARIANT(!fixed_, "\"fixed\" arrivals are a closed form: no instants are drawn");
+  // The largest of `count` uniforms on the block is U^(1/count): drawn on
+  // its own, so that the instant of a block's last record (what a log
+  // segment's newest timestamp needs) costs one draw, not the block's.
+  sim::RandomStream stream = sim::RandomStream::from_key(block_key(b, partition) ^ 0x5851F42D4C957F2DULL);
+  const double frac = std::pow(stream.uniform01(), 1.0 / static_cast<double>(k.count));
+  const sim::Time start = block_start(b);
+  const std::int64_t length = (block_end(b) - start).us;
+  k.last = start.us + std::min(length - 1, static_cast<std::int64_t>(frac * static_cast<double>(length)));
+}
+
 void Workload::draw_instants(std::int64_t b, int partition, Block& k) {
   if (k.drawn) return;
+  draw_last(b, partition, k);
   k.drawn = true;
   k.times.resize(static_cast<std::size_t>(k.count));
-  if (fixed_) {
-    for (std::int64_t i = 0; i < k.count; ++i) {
-      k.times[static_cast<std::size_t>(i)] = fixed_time_us(k.first + i);
-    }
-    return;
-  }
-  // The order statistics of `count` uniforms on the block: normalised
-  // partial sums of count + 1 exponential spacings.
-  std::uint64_t key = instants_key_ ^ (static_cast<std::uint64_t>(partition) * 0x9E3779B97F4A7C15ULL);
-  key ^= static_cast<std::uint64_t>(b) * 0xD1B54A32D192ED03ULL;
-  sim::RandomStream stream = sim::RandomStream::from_key(key);
+  if (k.count == 0) return;
+  // Given the largest, the other count - 1 instants are the order statistics
+  // of as many uniforms on [start, last]: normalised partial sums of count
+  // exponential spacings.
+  sim::RandomStream stream = sim::RandomStream::from_key(block_key(b, partition));
+  const auto others = static_cast<std::size_t>(k.count - 1);
+  partial_.resize(others);
   double sum = 0;
-  std::vector<double> partial(static_cast<std::size_t>(k.count));
-  for (std::int64_t i = 0; i < k.count; ++i) {
+  for (std::size_t i = 0; i < others; ++i) {
     sum += stream.exponential(1.0);
-    partial[static_cast<std::size_t>(i)] = sum;
+    partial_[i] = sum;
   }
   sum += stream.exponential(1.0);
-  const sim::Time start = block_start(b);
-  const auto length = static_cast<double>((block_end(b) - start).us);
-  for (std::int64_t i = 0; i < k.count; ++i) {
-    const auto offset = static_cast<std::int64_t>(partial[static_cast<std::size_t>(i)] / sum * length);
-    k.times[static_cast<std::size_t>(i)] = start.us + offset;
+  const std::int64_t start = block_start(b).us;
+  const auto span = static_cast<double>(k.last - start);
+  for (std::size_t i = 0; i < others; ++i) {
+    k.times[i] = start + static_cast<std::int64_t>(partial_[i] / sum * span);
   }
+  k.times[others] = k.last;
 }
 
 std::int64_t Workload::count_before(int partition, sim::Time t) {
   t = std::min(t, stop_);
   if (t.us <= 0) return 0;
+  // "fixed" instants are a closed form: nothing to draw or keep.
+  if (fixed_) return fixed_count_before(t);
   const std::int64_t b = t.us / kBlock.us;
   if (b > last_block()) {
     generate_through(last_block());
@@ -195,12 +207,18 @@ std::int64_t Workload::count_before(int partition, sim::Time t) {
   }
   Block& k = block(b, partition);
   if (t == block_start(b) || k.count == 0) return k.first;
+  draw_last(b, partition, k);
+  if (t.us > k.last) return k.first + k.count;
   draw_instants(b, partition, k);
   const auto it = std::lower_bound(k.times.begin(), k.times.end(), t.us);
   return k.first + (it - k.times.begin());
 }
 
 sim::Time Workload::arrival_time(int partition, std::int64_t k) {
+  if (fixed_) {
+    if (stop_ != sim::Time::max() && k >= fixed_count_before(stop_)) return sim::Time::max();
+    return sim::Time{fixed_time_us(k)};
+  }
   const auto p = static_cast<std::size_t>(partition);
   // Draw blocks until one holds record k, or the stop is reached.
   while (next_first_[p] <= k) {
@@ -208,20 +226,39 @@ sim::Time Workload::arrival_time(int partition, std::int64_t k) {
     if (next > last_block()) return sim::Time::max();
     generate_through(next);
   }
-  // The block holding k: binary search on the blocks' first indices.
+  // The block holding k: the producer asks about increasing indices, so the
+  // block of the last answer (or the next one) usually holds it; otherwise a
+  // binary search on the blocks' first indices.
+  const auto holds = [&](std::int64_t b) {
+    if (b < base_ || b >= base_ + static_cast<std::int64_t>(rows_.size())) return false;
+    const Block& blk = rows_[static_cast<std::size_t>(b - base_)][p];
+    return blk.first <= k && k < blk.first + blk.count;
+  };
   std::size_t lo = 0;
-  std::size_t hi = rows_.size();
-  while (hi - lo > 1) {
-    const std::size_t mid = (lo + hi) / 2;
-    if (rows_[mid][p].first <= k) {
-      lo = mid;
-    } else {
-      hi = mid;
+  if (holds(arrival_hint_[p])) {
+    lo = static_cast<std::size_t>(arrival_hint_[p] - base_);
+  } else if (holds(arrival_hint_[p] + 1)) {
+    lo = static_cast<std::size_t>(arrival_hint_[p] + 1 - base_);
+  } else {
+    std::size_t hi = rows_.size();
+    while (hi - lo > 1) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (rows_[mid][p].first <= k) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
     }
   }
+  arrival_hint_[p] = base_ + static_cast<std::int64_t>(lo);
   Block& blk = rows_[lo][p];
   PIPESIM_INVARIANT(blk.first <= k && k < blk.first + blk.count,
                     "arrivals asked about a record of a forgotten block");
+  if (!blk.drawn && k == blk.first + blk.count - 1) {
+    // A block's last record: its instant is drawn on its own (draw_last).
+    draw_last(base_ + static_cast<std::int64_t>(lo), partition, blk);
+    return sim::Time{blk.last};
+  }
   draw_instants(base_ + static_cast<std::int64_t>(lo), partition, blk);
   return sim::Time{blk.times[static_cast<std::size_t>(k - blk.first)]};
 }

@@ -9,16 +9,18 @@
 //   - "poisson": each block's count per partition is Poisson(rate x length),
 //     drawn from the stream "workload/arrivals" block after block, partition
 //     by partition; the arrival instants within a block are its count's
-//     uniform order statistics, drawn only when someone asks for them, from a
-//     stream of their own keyed by (partition, block). Together this is
+//     uniform order statistics, drawn only when someone asks for them, from
+//     streams of their own keyed by (partition, block): the largest first
+//     (U^(1/count)), then the others as uniforms below it. Together this is
 //     exactly a Poisson process; the block is how the draws are organised,
 //     not a step of the model: no arrival waits for a block boundary.
 //   - "fixed": record k of a partition arrives when the profile's cumulative
 //     rate reaches k (record 0 at time 0), rounded to the microsecond.
 // Cost follows what is asked: counts at block boundaries cost one draw per
-// block and partition; the instants within a block cost one draw per record
-// of that block, and only the exact simulation (the producer's requests, the
-// consumer's fetches) asks for them.
+// block and partition, so does a block's last instant (a log segment's
+// newest timestamp); the other instants within a block cost one draw per
+// record of that block, and only the exact simulation (the producer's
+// requests, the consumer's fetches) asks for them.
 #pragma once
 
 #include <array>
@@ -76,6 +78,7 @@ class Workload {
     std::int64_t first = 0;  // index of the block's first record
     std::int64_t count = 0;
     bool drawn = false;                 // `times` holds the instants
+    std::int64_t last = -1;             // the last record's instant once drawn (draw_last)
     std::vector<std::int64_t> times;    // microseconds, sorted
   };
   // Records per partition arrived by t under "fixed" (exact, from the profile).
@@ -89,17 +92,27 @@ class Workload {
   [[nodiscard]] std::int64_t last_block() const;  // the block holding the last instant before stop
   Block& block(std::int64_t b, int partition);
   void draw_instants(std::int64_t b, int partition, Block& k);
+  void draw_last(std::int64_t b, int partition, Block& k);
+  [[nodiscard]] std::uint64_t block_key(std::int64_t b, int partition) const;
 
   WorkloadOptions options_;
   int partitions_;
   bool fixed_;
   std::array<double, 24> multipliers_{};
+  // Per partition: records per second in each hour of the day, records of
+  // the day before each hour (hour_start_[24]: the whole day), and the day's
+  // records: "fixed" arrivals in closed form, no walk over the hours.
+  std::array<double, 24> hour_rate_{};
+  std::array<double, 25> hour_start_{};
+  double per_day_ = 0;
   sim::RandomStream counts_;  // "workload/arrivals"
   std::uint64_t instants_key_;
   sim::Time stop_ = sim::Time::max();
   std::deque<std::vector<Block>> rows_;  // rows_[i][p]: block base_ + i of partition p
   std::int64_t base_ = 0;
   std::vector<std::int64_t> next_first_;  // per partition: first index of the next block drawn
+  std::vector<std::int64_t> arrival_hint_;
+  std::vector<double> partial_;  // draw_instants' scratch  // per partition: the block of arrival_time's last answer
 };
 
 }  // namespace pipesim::workload
