@@ -120,17 +120,27 @@ sim::Time Fetcher::answer_time(const Request& r, const LogView& view, bool chain
     }
     for (std::int64_t k = 0; k < std::min(already, need); ++k) times.push_back(r.sent);
   }
-  if (static_cast<std::int64_t>(times.size()) < need) return timeout;
-  std::nth_element(times.begin(), times.begin() + (need - 1), times.end());
-  const sim::Time ready = std::max(times[static_cast<std::size_t>(need - 1)], r.sent);
-  if (ready <= timeout || !chained) return std::min(ready, timeout);
-  // Fetches go out every max_wait + latency; the one waiting at `ready`
-  // answers then, or, if `ready` falls while an empty answer travels, the
-  // next one answers when it is sent.
+  // The broker answers when fetch.min.bytes are readable or at
+  // fetch.max.wait.ms with whatever is readable then.
+  sim::Time ready = sim::Time::max();
+  sim::Time first = sim::Time::max();
+  if (!times.empty()) first = std::max(*std::min_element(times.begin(), times.end()), r.sent);
+  if (static_cast<std::int64_t>(times.size()) >= need) {
+    std::nth_element(times.begin(), times.begin() + (need - 1), times.end());
+    ready = std::max(times[static_cast<std::size_t>(need - 1)], r.sent);
+  }
   const sim::Time period = settings_.max_wait + settings_.latency;
-  const std::int64_t k = (ready - r.sent).us / period.us;
+  if (first <= timeout || !chained || first == sim::Time::max() || period.us <= 0) {
+    return std::min(ready, timeout);
+  }
+  // Nothing was readable by the timeout: the answer was empty, and fetches
+  // go out again every max_wait + latency. The first one whose wait sees a
+  // record answers, at fetch.min.bytes or its own timeout; a record that
+  // appeared while an empty answer travelled is there when the next fetch
+  // is sent.
+  const std::int64_t k = (first - timeout + period - sim::Time{1}).us / period.us;
   const sim::Time sent = r.sent + period * k;
-  return ready <= sent + settings_.max_wait ? ready : sent + period;
+  return std::clamp(ready, sent, sent + settings_.max_wait);
 }
 
 void Fetcher::rebase(Request& r, sim::Time now) const {

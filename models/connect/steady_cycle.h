@@ -60,7 +60,7 @@ struct SteadyCycle {
   double inserts_per_s_per_keeper_us = 0;
   // No put came near max.poll.records or a fetch cap: the task keeps up.
   bool caught_up = true;
-  // An insert's time at the server, us, at the midpoints of 1000 equal
+  // An insert's time at the server (its Keeper requests included), us, at the midpoints of 1000 equal
   // probability strata.
   static constexpr std::size_t kLatencyStrata = 1000;
   std::array<std::int64_t, kLatencyStrata> insert_latency_us{};

@@ -47,18 +47,18 @@ Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t
     multipliers_.fill(1.0);
   } else if (options.profile.is_array()) {
     for (std::size_t h = 0; h < 24; ++h) multipliers_[h] = options.profile[h].get<double>();
-    // Normalised to mean 1, so records_per_day stays the day's total.
-    const double mean = std::accumulate(multipliers_.begin(), multipliers_.end(), 0.0) / 24.0;
-    for (auto& m : multipliers_) m /= mean;
   } else {
     multipliers_ = production_profile();
   }
+  // Normalised to mean 1, so records_per_day stays the day's total.
+  const double mean = std::accumulate(multipliers_.begin(), multipliers_.end(), 0.0) / 24.0;
+  for (auto& m : multipliers_) m /= mean;
   const double per_second = static_cast<double>(options_.records_per_day) / 86400.0 / partitions_;
-  per_day_ = per_second * 86400.0;
   for (std::size_t h = 0; h < 24; ++h) {
     hour_rate_[h] = per_second * multipliers_[h];
     hour_start_[h + 1] = hour_start_[h] + hour_rate_[h] * 3600.0;
   }
+  per_day_ = hour_start_[24];
 }
 
 double Workload::peak_multiplier() const {
