@@ -130,9 +130,10 @@ sim::Time Fetcher::answer_time(const Request& r, const LogView& view, bool chain
     ready = std::max(times[static_cast<std::size_t>(need - 1)], r.sent);
   }
   const sim::Time period = settings_.max_wait + settings_.latency;
-  if (first <= timeout || !chained || first == sim::Time::max() || period.us <= 0) {
-    return std::min(ready, timeout);
-  }
+  if (first <= timeout || !chained || period.us <= 0) return std::min(ready, timeout);
+  // A chain of empty answers with no record in sight: the next answer that
+  // matters waits for one (on_visible).
+  if (first == sim::Time::max()) return sim::Time::max();
   // Nothing was readable by the timeout: the answer was empty, and fetches
   // go out again every max_wait + latency. The first one whose wait sees a
   // record answers, at fetch.min.bytes or its own timeout; a record that
@@ -229,10 +230,14 @@ void Fetcher::send_fetches(sim::Time now, const LogView& view) {
   }
   for (std::size_t i = first_new; i < requests_.size(); ++i) {
     Request& r = requests_[i];
-    if (readable(r, view) >= settings_.min_records || settings_.max_wait.us <= 0) {
+    const std::int64_t readable_now = readable(r, view);
+    if (readable_now >= settings_.min_records || (settings_.max_wait.us <= 0 && readable_now > 0)) {
       answer(r, now, view, true);
     } else {
       // It waits at the broker (DelayedFetch): remember what is readable now.
+      // With fetch.max.wait.ms 0 and nothing readable the answer is empty
+      // at once, and a blocked poll sends the next fetch when it arrives:
+      // answer_time follows that chain without an event per fetch.
       for (auto& p : r.parts) p.end = std::max(p.offset, view.high_watermark(p.partition));
     }
   }
@@ -273,7 +278,7 @@ sim::Time Fetcher::next_response(const LogView& view) const {
   sim::Time t = sim::Time::max();
   for (const auto& r : requests_) {
     const sim::Time at = r.answered ? r.answer_at : answer_time(r, view, true);
-    t = std::min(t, at + settings_.latency);
+    if (at != sim::Time::max()) t = std::min(t, at + settings_.latency);
   }
   return t;
 }
