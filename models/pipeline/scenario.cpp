@@ -132,6 +132,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
       // The direct feed is written at least this often, so that no arrival
       // instant older than two minutes is ever asked for again.
       for (int p = 0; p < partitions_; ++p) feed_.materialize_coarse(p, sim_.now());
+      // So do the producer's accumulator and the consumers' pending fetches
+      // (answers due by now are settled: the same answers, only earlier).
+      producer_.take_arrivals(sim_.now());
+      cluster_.before_view_change();
       workload_.forget_before(sim_.now() - kHousekeeping * 2);
       sim_.schedule_in(kHousekeeping, id_, kTidy);
       return;

@@ -163,7 +163,11 @@ sim::Time DirectFeed::visible_at(int partition, std::int64_t offset) const {
   const Partition& part = parts_[p];
   if (offset < part.base_offset) return sim::Time::max();
   const std::int64_t id = part.first_id + (offset - part.base_offset);
-  const sim::Time arrival = workload_.arrival_time(partition, id);
+  // A record that arrived before the workload's memory (minutes ago, asked
+  // by a fetch that waited that long unanswered): visible by then at the
+  // latest, which is all such a fetch's answer time needs (it is in the past).
+  const sim::Time arrival = id < workload_.forgotten(partition) ? workload_.remembered_from()
+                                                                : workload_.arrival_time(partition, id);
   if (arrival == sim::Time::max()) return sim::Time::max();
   return std::max(arrival + one_way_, part.since) + part.replication;
 }

@@ -124,6 +124,12 @@ class Producer final : public sim::Component {
   void start_taking(const std::vector<std::int64_t>& next_ids);
   void stop_taking() { taking_ = false; }
   [[nodiscard]] bool taking() const { return taking_; }
+  // RecordAccumulator.append of the records that arrived by now (each was
+  // send() at its own instant; appending them later changes no batch, as
+  // the Sender only looks at its wake-ups, which take them first). The
+  // housekeeping calls it too, so no untaken arrival outlives the
+  // workload's memory of its instant.
+  void take_arrivals(sim::Time now);
   [[nodiscard]] std::int64_t next_id(int partition) const {
     return next_id_[static_cast<std::size_t>(partition)];
   }
@@ -208,8 +214,6 @@ class Producer final : public sim::Component {
   };
 
   void settle(sim::Time now);
-  // RecordAccumulator.append of the records that arrived by now.
-  void take_arrivals(sim::Time now);
   void append_arrivals(int partition, std::int64_t first, std::int64_t end);
   [[nodiscard]] bool open_batch(const PartitionQueue& q) const;
   [[nodiscard]] bool sendable(const ProducerBatch& head, const PartitionQueue& q, sim::Time now) const;

@@ -284,6 +284,14 @@ double Workload::expected_records(sim::Time from, sim::Time to) const {
   return (cumulative(to) - cumulative(from)) * partitions_;
 }
 
+std::int64_t Workload::forgotten(int partition) const {
+  if (fixed_) return 0;  // a closed form forgets nothing
+  const auto p = static_cast<std::size_t>(partition);
+  return rows_.empty() ? next_first_[p] : rows_.front()[p].first;
+}
+
+sim::Time Workload::remembered_from() const { return block_start(base_); }
+
 void Workload::forget_before(sim::Time t) {
   while (!rows_.empty() && block_end(base_) <= t) {
     rows_.pop_front();

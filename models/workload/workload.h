@@ -64,6 +64,10 @@ class Workload {
   double expected_count_before(int partition, sim::Time t);
   // Nobody asks about times before t any more: blocks ending by t are freed.
   void forget_before(sim::Time t);
+  // Records of `partition` whose blocks were freed (they arrived before
+  // remembered_from()): their instants are no longer known.
+  [[nodiscard]] std::int64_t forgotten(int partition) const;
+  [[nodiscard]] sim::Time remembered_from() const;
   // Records the profile lets arrive in [from, to) on all partitions, on
   // average (no draw): what a stretch of time holds.
   [[nodiscard]] double expected_records(sim::Time from, sim::Time to) const;
