@@ -129,6 +129,10 @@ bad_config "bufferCount with exactlyOnce" '{"connector":{"exactlyOnce":true,"buf
   'config error at connector.bufferCount: bufferCount > 0 cannot be combined with exactlyOnce=true (the connector refuses this configuration), found 10'
 bad_config "unknown fault kind" '{"faults":[{"kind":"worker_crsh","rate_per_day":1}]}' \
   'config error at faults[0].kind: unknown fault kind "worker_crsh"; did you mean "worker_crash"?'
+bad_config "negative fetch.min.bytes" '{"connect":{"fetch.min.bytes":-1}}' \
+  'config error at connect.fetch.min.bytes: expected an integer from 0 to 2147483647, found -1'
+bad_config "removed workload.tick" '{"workload":{"tick":"1s"}}' \
+  'config error at workload.tick: no longer exists: records arrive one by one at their own instants (workload.arrivals: "poisson" or "fixed" for evenly spaced), so there is no arrival quantum to set'
 bad_config "fault target out of range" '{"faults":[{"kind":"worker_crash","at":"2h","target":"worker-3"}]}' \
   'config error at faults[0].target: expected "worker-0" to "worker-0", found "worker-3"'
 
@@ -407,8 +411,8 @@ expect_bad "decide --cases missing file" "cannot read $TMP/no-such-cases.jsonl"
 # ---------------------------------------------------------------------------------------------
 # compare, check, lint (SPEC §1 uses 1-3)
 
-write slow_commit.json '{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2,"offset.flush.interval.ms":120000},"faults":[{"kind":"worker_crash","rate_per_day":48}],"run":{"duration":"2h","drain":"10m","seeds":6}}'
-write fast_commit.json '{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2,"offset.flush.interval.ms":10000},"faults":[{"kind":"worker_crash","rate_per_day":48}],"run":{"duration":"2h","drain":"10m","seeds":6}}'
+write slow_commit.json '{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2,"offset.flush.interval.ms":120000},"faults":[{"kind":"worker_crash","at":"20m"},{"kind":"worker_crash","at":"50m"},{"kind":"worker_crash","at":"80m"}],"run":{"duration":"2h","drain":"10m","seeds":6}}'
+write fast_commit.json '{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2,"offset.flush.interval.ms":10000},"faults":[{"kind":"worker_crash","at":"20m"},{"kind":"worker_crash","at":"50m"},{"kind":"worker_crash","at":"80m"}],"run":{"duration":"2h","drain":"10m","seeds":6}}'
 run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/fast_commit.json" --format json
 expect_rc "compare two configs" 0
 if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["metrics"]["duplicate_rows_per_day"]; assert m["verdict"]=="B is better (lower)", m; assert m["ci95"][1] < 0' "$OUT"; then

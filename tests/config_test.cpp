@@ -964,4 +964,34 @@ TEST(ConfigFaults, WindowedKafkaFaultsGetADefaultLength) {
             "config error at faults[0].resend_policy: expected one of \"blind\" \"check_by_key\", found \"all\"");
 }
 
+// The consumer's fetch properties (KafkaConsumer 3.7 ranges: each at least 0)
+// and the arrival model: refused with the path named.
+TEST(ConfigContinuousTime, FetchPropertiesAndArrivalsAreChecked) {
+  EXPECT_EQ(load_error(json::parse(R"({"connect": {"fetch.min.bytes": -1}})")),
+            "config error at connect.fetch.min.bytes: expected an integer from 0 to 2147483647, found -1");
+  EXPECT_EQ(load_error(json::parse(R"({"connect": {"fetch.max.wait.ms": "500"}})")),
+            "config error at connect.fetch.max.wait.ms: expected an integer from 0 to 2147483647, found \"500\"");
+  EXPECT_EQ(load_error(json::parse(R"({"connect": {"max.partition.fetch.bytes": 3000000000}})")),
+            "config error at connect.max.partition.fetch.bytes: expected an integer from 0 to 2147483647, "
+            "found 3000000000");
+  EXPECT_EQ(load_error(json::parse(R"({"connect": {"fetch.max.bytes": 1.5}})")),
+            "config error at connect.fetch.max.bytes: expected an integer from 0 to 2147483647, found 1.5");
+  EXPECT_EQ(load_error(json::parse(R"({"connect": {"fetch_latency": "0s"}})")),
+            "config error at connect.fetch_latency: expected a duration such as \"30s\" (units us, ms, s, m, h, "
+            "d) from 1us to 1m, found \"0s\"");
+  EXPECT_EQ(load_error(json::parse(R"({"workload": {"arrivals": "bursts"}})")),
+            "config error at workload.arrivals: expected one of \"poisson\" \"fixed\", found \"bursts\"");
+  // The consumer.* spellings of a worker config are the same properties.
+  const Config c = load_text(R"({"connect": {"consumer.fetch.min.bytes": 521000, "fetch.max.wait.ms": 60000}})");
+  EXPECT_EQ(c.connect.fetch_min_bytes, 521000);
+  EXPECT_EQ(c.connect.fetch_max_wait, Time::seconds(60));
+}
+
+TEST(ConfigContinuousTime, TheArrivalTickIsRefusedWithWhatReplacedIt) {
+  EXPECT_EQ(load_error(json::parse(R"({"workload": {"tick": "20ms"}})")),
+            "config error at workload.tick: no longer exists: records arrive one by one at their own instants "
+            "(workload.arrivals: \"poisson\" or \"fixed\" for evenly spaced), so there is no arrival "
+            "quantum to set");
+}
+
 }  // namespace

@@ -98,6 +98,12 @@ class Run final : public sim::Component, public broker::ClusterListener {
     f.latency = c.connect.fetch_latency;
     f.max_wait = c.connect.fetch_max_wait;
     f.min_records = (c.connect.fetch_min_bytes + size - 1) / size;
+    if (f.min_records == 0) {
+      // fetch.min.bytes=0: the broker answers at once, empty or not, just
+      // as with fetch.max.wait.ms=0.
+      f.min_records = 1;
+      f.max_wait = sim::Time{0};
+    }
     f.max_partition_records = std::max<std::int64_t>(1, c.connect.max_partition_fetch_bytes / size);
     f.max_response_records = std::max<std::int64_t>(1, c.connect.fetch_max_bytes / size);
     return f;

@@ -1,0 +1,151 @@
+// The shortcuts (the direct feed, the sink's aggregate stretches) against
+// the event-by-event path (run.exact=true) on the same seeds: a grid of
+// configs with every fault kind, low and high rates, exactlyOnce off and
+// on, small dedup windows. Every estimate of one path must lie within the
+// 95% interval of the other (the wider of the two), and every lab config's
+// outcome must be identical both ways.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lab_run.h"
+#include "models/pipeline/config.h"
+#include "models/pipeline/scenario.h"
+#include "sim/experiment/statistics.h"
+
+namespace pipesim::pipeline {
+namespace {
+
+using nlohmann::json;
+
+// The estimates a user reads off a run (SPEC §9 names).
+const std::vector<std::string>& compared() {
+  static const std::vector<std::string> names = {
+      "records_produced",       "clickhouse_rows",      "duplicate_rows",         "lost_records",
+      "state_mismatch_throws",  "state_contains_throws", "error_state_throws",    "task_failures",
+      "dedup_hits",             "redeliveries",          "kafka_truncated_records", "producer_retried_records",
+      "producer_failed_records", "inserts",              "keeper_ops"};
+  return names;
+}
+
+double metric(const sim::Metrics& m, const std::string& name) {
+  for (const auto& x : m) {
+    if (x.name == name) return x.value;
+  }
+  ADD_FAILURE() << "no metric " << name;
+  return 0;
+}
+
+// A Poisson fault of `kind`, `per_day` a day, with its parameters.
+json fault(const std::string& kind, double per_day, json params = json::object()) {
+  params["kind"] = kind;
+  params["rate_per_day"] = per_day;
+  return params;
+}
+
+json config(const std::string& group, double records_per_s, bool exactly_once) {
+  json raw = json::object();
+  raw["run"] = {{"duration", "1h"}, {"drain", "10m"}};
+  raw["workload"] = {{"profile", "constant"},
+                     {"records_per_day", static_cast<std::int64_t>(records_per_s * 86400)}};
+  raw["kafka"] = {{"num.partitions", 4}};
+  raw["connect"] = {{"tasks.max", 4}, {"offset.flush.interval.ms", 10000}};
+  raw["connector"] = {{"exactlyOnce", exactly_once}};
+  // A small window: redeliveries and replays find their blocks pushed out.
+  raw["clickhouse"] = {{"replicated_deduplication_window", 20}};
+  const double n = 12;  // of each kind a day: 2-3 faults an hour in all, quiet stretches between
+  if (group == "kafka") {
+    raw["producer"] = {{"acks", "1"}, {"enable.idempotence", false}};
+    raw["app"] = {{"on_send_failure", "retry_table"}};
+    raw["faults"] = json::array({fault("leader_change", n, {{"duration", "30s"}}),
+                                 fault("leader_flapping", n, {{"duration", "2m"}}),
+                                 fault("response_loss", n, {{"duration", "2s"}}),
+                                 fault("broker_crash", n, {{"duration", "1m"}}),
+                                 fault("producer_restart", n), fault("manual_resend", n)});
+  } else if (group == "connect") {
+    raw["faults"] = json::array({fault("worker_crash", n), fault("task_restart", n),
+                                 fault("rebalance", n, {{"max.poll.records", 200}}), fault("state_wipe", n)});
+  } else {
+    raw["faults"] = json::array(
+        {fault("insert_timeout", n, {{"duration", "40s"}, {"server_commits", 0.5}}),
+         fault("replica_crash", n, {{"duration", "1m"}}),
+         fault("keeper_backlog", n, {{"duration", "1m"}, {"capacity_factor", 0.3}}),
+         fault("keeper_election", n, {{"duration", "3s"}}),
+         fault("keeper_session_loss", n, {{"duration", "30s"}})});
+  }
+  return raw;
+}
+
+std::vector<sim::Metrics> runs(json raw, bool exact, int seeds) {
+  raw["run"]["exact"] = exact;
+  const Config c = load_config(raw);
+  std::vector<sim::Metrics> out;
+  for (int s = 1; s <= seeds; ++s) out.push_back(run_scenario(c, static_cast<std::uint64_t>(s)));
+  return out;
+}
+
+void expect_agreement(const json& raw, int seeds) {
+  const auto shortcut = runs(raw, false, seeds);
+  const auto exact = runs(raw, true, seeds);
+  for (const auto& name : compared()) {
+    std::vector<double> a, b;
+    for (const auto& m : shortcut) a.push_back(metric(m, name));
+    for (const auto& m : exact) b.push_back(metric(m, name));
+    const sim::SummaryStats sa = sim::summarize(a), sb = sim::summarize(b);
+    const double half = std::max(sa.ci_hi - sa.ci_lo, sb.ci_hi - sb.ci_lo) / 2;
+    EXPECT_LE(std::abs(sa.mean - sb.mean), half + 1e-9 * std::abs(sb.mean))
+        << name << ": shortcut " << sa.mean << " [" << sa.ci_lo << ", " << sa.ci_hi << "], exact " << sb.mean
+        << " [" << sb.ci_lo << ", " << sb.ci_hi << "]";
+  }
+}
+
+constexpr int kSeeds = 6;
+
+TEST(ShortcutAgreement, CoversEveryFaultKind) {
+  std::set<std::string> seen;
+  for (const char* g : {"kafka", "connect", "clickhouse"}) {
+    const json raw = config(g, 100, false);
+    for (const auto& f : raw["faults"]) seen.insert(f["kind"].get<std::string>());
+  }
+  for (const auto& k : fault_kinds()) EXPECT_TRUE(seen.count(k)) << k;
+}
+
+TEST(ShortcutAgreement, KafkaFaultsLowRate) { expect_agreement(config("kafka", 100, false), kSeeds); }
+TEST(ShortcutAgreement, KafkaFaultsHighRateExactlyOnce) { expect_agreement(config("kafka", 1000, true), kSeeds); }
+TEST(ShortcutAgreement, ConnectFaultsLowRateExactlyOnce) { expect_agreement(config("connect", 100, true), kSeeds); }
+TEST(ShortcutAgreement, ConnectFaultsHighRate) { expect_agreement(config("connect", 1000, false), kSeeds); }
+TEST(ShortcutAgreement, ClickHouseFaultsLowRate) { expect_agreement(config("clickhouse", 100, false), kSeeds); }
+TEST(ShortcutAgreement, ClickHouseFaultsHighRateExactlyOnce) {
+  expect_agreement(config("clickhouse", 1000, true), kSeeds);
+}
+
+// Every lab config: the same outcome, metric by metric, both ways (only
+// the count of events processed may differ).
+TEST(ShortcutAgreement, EveryLabIsIdenticalBothWays) {
+  const char* root = std::getenv("PIPESIM_SOURCE_DIR");
+  const std::filesystem::path dir = std::filesystem::path(root ? root : ".") / "configs" / "lab";
+  std::vector<std::filesystem::path> labs;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".json") labs.push_back(e.path());
+  }
+  std::sort(labs.begin(), labs.end());
+  ASSERT_GE(labs.size(), 40u);
+  for (const auto& path : labs) {
+    json raw = read_config_file(path.string());
+    const auto a = runs(raw, false, 1).front();
+    const auto b = runs(raw, true, 1).front();
+    ASSERT_EQ(a.size(), b.size()) << path;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].name == "events_processed") continue;
+      EXPECT_EQ(a[i].value, b[i].value) << path.filename() << " " << a[i].name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::pipeline
