@@ -38,24 +38,34 @@ json shifted(json raw, std::int64_t shift_us) {
   return raw;
 }
 
-sim::SummaryStats estimate(const json& raw, const std::string& name) {
+// Each named estimate over the seeds.
+std::vector<sim::SummaryStats> estimates(const json& raw, const std::vector<std::string>& names) {
   const Config c = load_config(raw);
-  std::vector<double> v;
-  for (int s = 1; s <= kSeeds; ++s) v.push_back(metric(run_scenario(c, static_cast<std::uint64_t>(s)), name));
-  return sim::summarize(v);
+  std::vector<std::vector<double>> v(names.size());
+  for (int s = 1; s <= kSeeds; ++s) {
+    const sim::Metrics m = run_scenario(c, static_cast<std::uint64_t>(s));
+    for (std::size_t i = 0; i < names.size(); ++i) v[i].push_back(metric(m, names[i]));
+  }
+  std::vector<sim::SummaryStats> out;
+  for (const auto& x : v) out.push_back(sim::summarize(x));
+  return out;
 }
 
 void expect_shift_invariant(const json& raw, const std::vector<std::string>& names) {
-  for (const auto& name : names) {
-    const sim::SummaryStats base = estimate(raw, name);
+  const auto base = estimates(raw, names);
+  for (std::size_t i = 0; i < names.size(); ++i) {
     // The fault must matter: an estimate that is 0 everywhere tests nothing.
-    EXPECT_GT(base.mean, 0) << name;
-    for (const std::int64_t shift : {1000, 3500, 500000}) {
-      const sim::SummaryStats moved = estimate(shifted(raw, shift), name);
-      const double half = std::max(base.ci_hi - base.ci_lo, moved.ci_hi - moved.ci_lo) / 2;
-      EXPECT_LE(std::abs(moved.mean - base.mean), half + 1e-9 * base.mean)
-          << name << " shifted by " << shift << " us: " << moved.mean << " [" << moved.ci_lo << ", "
-          << moved.ci_hi << "] against " << base.mean << " [" << base.ci_lo << ", " << base.ci_hi << "]";
+    EXPECT_GT(base[i].mean, 0) << names[i];
+  }
+  for (const std::int64_t shift : {1000, 3500, 500000}) {
+    const auto moved = estimates(shifted(raw, shift), names);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const sim::SummaryStats& b = base[i];
+      const sim::SummaryStats& m = moved[i];
+      const double half = std::max(b.ci_hi - b.ci_lo, m.ci_hi - m.ci_lo) / 2;
+      EXPECT_LE(std::abs(m.mean - b.mean), half + 1e-9 * b.mean)
+          << names[i] << " shifted by " << shift << " us: " << m.mean << " [" << m.ci_lo << ", " << m.ci_hi
+          << "] against " << b.mean << " [" << b.ci_lo << ", " << b.ci_hi << "]";
     }
   }
 }

@@ -1,6 +1,7 @@
 #include "models/connect/connect_cluster.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/engine/invariant.h"
 
@@ -22,6 +23,7 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
       worker_down_(static_cast<std::size_t>(connect.workers), false),
       owner_(static_cast<std::size_t>(partitions), nullptr),
       operator_delay_(seed, "operator/restart-delay"),
+      commit_phase_(seed, "connect/commit-phase"),
       id_(sim.add_component(this)) {
   const int task_count = static_cast<int>(connect.tasks_max);
   for (int t = 0; t < task_count; ++t) {
@@ -41,7 +43,17 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
 }
 
 void ConnectCluster::start() {
-  for (auto& t : tasks_) t->start_at(sim_.now());
+  for (auto& t : tasks_) {
+    t->start_at(sim_.now());
+    if (options_.commit_phase == "random") {
+      // Started at an arbitrary moment before the run: its first commit
+      // comes after a uniform share (0, 1] of the interval.
+      const double share = 1.0 - commit_phase_.uniform01();
+      const auto us = static_cast<std::int64_t>(
+          std::ceil(share * static_cast<double>(options_.offset_flush_interval.us)));
+      t->set_first_commit(sim_.now() + sim::Time{std::max<std::int64_t>(us, 1)});
+    }
+  }
 }
 
 // --- consumer group -------------------------------------------------------

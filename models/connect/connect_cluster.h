@@ -124,6 +124,7 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   std::vector<WorkerSinkTask*> owner_;  // per partition, from the last assignment
   TaskCounters counters_;
   sim::RandomStream operator_delay_;
+  sim::RandomStream commit_phase_;  // connect.commit_phase "random"
   sim::ComponentId id_;
   ClusterPlans* plans_ = nullptr;
   std::multiset<sim::Time> planned_;

@@ -34,6 +34,11 @@ struct ConnectOptions {
   sim::Time worker_restart_delay = sim::Time::seconds(30);
   // Model: consumer fetch round trip to the leader.
   sim::Time fetch_latency = sim::Time::millis(2);
+  // The tasks' commit clock at the run's start (WorkerSinkTask: nextCommit =
+  // start + offset.flush.interval.ms): "random", a pipeline that has been
+  // running (its tasks started at an arbitrary moment before the run), or
+  // "start", tasks that start with the run (the lab configs).
+  std::string commit_phase = "random";
 };
 
 template <class V, class O>
@@ -74,6 +79,9 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
              sim::Time::days(30), "model: a killed worker process is back after this");
   v.duration("fetch_latency", o.fetch_latency, sim::Time::micros(1), sim::Time::minutes(1),
              "model: consumer fetch round trip (the broker answers, then the response takes this)");
+  v.choice("commit_phase", o.commit_phase, {"random", "start"},
+           "model: the first commit after a uniform share of offset.flush.interval.ms (tasks started "
+           "before the run), or one interval in (tasks start with the run)");
   v.ignored({"bootstrap.servers", "group.id", "key.converter", "value.converter",
              "key.converter.schemas.enable", "value.converter.schemas.enable",
              "offset.storage.topic", "config.storage.topic", "status.storage.topic",

@@ -53,7 +53,8 @@ void WorkerSinkTask::start_instance() {
   watchdog_pending_ = false;  // the previous instance's died with sim_.crash
   left_group_ = false;
   joining_ = true;
-  next_commit_ = sim_.now() + options_.offset_flush_interval;
+  next_commit_ = first_commit_ != sim::Time::max() ? first_commit_ : sim_.now() + options_.offset_flush_interval;
+  first_commit_ = sim::Time::max();
   connector_.start();
   listener_.task_started(index_);
 }

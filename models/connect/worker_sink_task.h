@@ -103,6 +103,9 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void set_put_position(int partition, std::int64_t offset);
   [[nodiscard]] sim::Time next_commit() const { return next_commit_; }
   void set_next_commit(sim::Time at) { next_commit_ = at; }
+  // The first instance's first commit, if not one interval after its start
+  // (connect.commit_phase "random": the task was started before the run).
+  void set_first_commit(sim::Time at) { first_commit_ = at; }
   [[nodiscard]] ConsumerGroup& group() { return group_; }
   [[nodiscard]] sim::Time down_for(sim::Time now) const {
     return status_ == TaskStatus::RUNNING ? sim::Time{} : now - down_since_;
@@ -198,6 +201,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   std::int64_t max_poll_records_;
   std::int64_t next_max_poll_records_ = 0;
   sim::Time next_commit_{};
+  sim::Time first_commit_ = sim::Time::max();
 
   std::vector<sink::PartitionBatch> batch_;
   sim::Time put_started_{};
