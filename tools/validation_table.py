@@ -14,7 +14,7 @@ import sys
 # What each lab shows, in words (SPEC §4). Labs not listed are shown by name.
 BEHAVIOUR = {
     "crash_replay_at_least_once": "exactlyOnce off: a kill -9 re-inserts everything put since the last commit "
-                                  "(3100 = 9100 inserted - 6000 committed)",
+                                  "(3050 = 9050 inserted - 6000 committed)",
     "crash_exactly_once_mismatch": "exactlyOnce on: the replay starts before the stored AFTER_PROCESSING range: "
                                    "State MISMATCH at every restart (restart_only runbook)",
     "crash_exactly_once_tolerate": "tolerateStateMismatch=true: the PREVIOUS batches are skipped, the overlap is cut, "
