@@ -45,8 +45,8 @@ def duplicates_per_crash(rate, interval, b):
 
 def crash_plan(interval, crashes):
     # Crashes far apart against the commit interval and the recovery, at
-    # least 15 min apart on average; a run long enough for `crashes` of them.
-    gap = max(900.0, 10.0 * (interval + 60.0))
+    # least an hour apart on average; a run long enough for `crashes` of them.
+    gap = max(3600.0, 10.0 * (interval + 60.0))
     return 86400.0 / gap, int(crashes * gap)
 
 
