@@ -20,11 +20,12 @@ trap '[ -n "$BG" ] && kill -9 "$BG" 2>/dev/null; rm -rf "$TMP"' EXIT
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-# A small, fast sweep: 2 x 3 = 6 points, 1 h simulated at 20 M records/day.
+# A small, fast sweep: 2 x 3 = 6 points, 15 min simulated at 20 M records/day (every put is an
+# event: a short run keeps the sanitizer build within the test's time).
 cat >"$TMP/grid.json" <<'JSON'
 {"connect.offset.flush.interval.ms": [10000, 60000], "connect.max.poll.records": [200, 500, 1000]}
 JSON
-FAST=(--set run.duration=1h --set run.drain=5m --set workload.records_per_day=20000000)
+FAST=(--set run.duration=15m --set run.drain=5m --set workload.records_per_day=20000000)
 
 # ---------------------------------------------------------------------------------------------
 # Outputs and their agreement with `pipesim run`
@@ -141,12 +142,12 @@ if [ ! -e "$TMP/x" ]; then pass "bad sweeps create no output directory"; else fa
 # ---------------------------------------------------------------------------------------------
 # kill -9 in the middle of a real sweep, then --resume
 
-# 16 points x 3 seeds of 2 h at 100 M records/day: about a second of work in Release, long enough to be
+# 16 points x 3 seeds of 30 min at 100 M records/day: a few seconds of work in Release, long enough to be
 # killed in the middle.
 cat >"$TMP/long.json" <<'JSON'
 {"connect.offset.flush.interval.ms": [5000, 20000, 60000, 120000], "connect.max.poll.records": [200, 500, 1000, 2000]}
 JSON
-LONG=(--grid "$TMP/long.json" --set run.duration=2h --set workload.records_per_day=100000000 --seeds 3 --per-seed)
+LONG=(--grid "$TMP/long.json" --set run.duration=30m --set workload.records_per_day=100000000 --seeds 3 --per-seed)
 "$PIPESIM" sweep "${LONG[@]}" --threads 2 --out "$TMP/killed" 2>/dev/null &
 BG=$!
 for _ in $(seq 1 1200); do
