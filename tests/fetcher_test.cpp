@@ -49,6 +49,17 @@ std::int64_t records(const std::vector<sink::PartitionBatch>& out) {
   return n;
 }
 
+// A consumer of partition 0 whose first poll, at 1 s (a million records
+// readable), returned nothing and sent the fetch; it arrives 2 ms later.
+Fetcher fetching_at_one_second(EvenLog& log) {
+  Fetcher f(settings(1, sim::Time::millis(500)));
+  f.assign({0}, {0});
+  std::vector<sink::PartitionBatch> out;
+  log.now = sim::Time::seconds(1);
+  EXPECT_FALSE(f.poll(log.now, log, 500, out).records);
+  return f;
+}
+
 TEST(Fetcher, ACaughtUpFetchWaitsAtTheBrokerForTheFirstRecord) {
   // fetch.min.bytes = 1 record: a fetch sent at 0 with nothing readable is
   // answered the instant record 0 is (10 ms) and arrives 2 ms later.
@@ -92,11 +103,8 @@ TEST(Fetcher, ALaggingConsumerPollsFullBatchesCutByTheFetchCap) {
   // last records sends the next fetch before it returns (pipelining), and
   // the next poll, 2 ms later, finds its response.
   EvenLog log(sim::Time{1}, sim::Time{1});
-  Fetcher f(settings(1, sim::Time::millis(500)));
-  f.assign({0}, {0});
+  Fetcher f = fetching_at_one_second(log);
   std::vector<sink::PartitionBatch> out;
-  log.now = sim::Time::seconds(1);
-  f.poll(log.now, log, 500, out);
   std::vector<std::int64_t> sizes;
   for (int i = 0; i < 6; ++i) {
     log.now = log.now + sim::Time::millis(2);
@@ -146,11 +154,8 @@ TEST(Fetcher, OneFetchPerBrokerInFlight) {
 
 TEST(Fetcher, PausedReturnsNothingAndSeekDropsWhatWasFetched) {
   EvenLog log(sim::Time{1}, sim::Time{1});
-  Fetcher f(settings(1, sim::Time::millis(500)));
-  f.assign({0}, {0});
+  Fetcher f = fetching_at_one_second(log);
   std::vector<sink::PartitionBatch> out;
-  log.now = sim::Time::seconds(1);
-  f.poll(log.now, log, 500, out);
   f.set_paused(true);
   log.now = log.now + sim::Time::millis(2);
   EXPECT_FALSE(f.poll(log.now, log, 500, out).records);
