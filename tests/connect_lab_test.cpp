@@ -143,6 +143,36 @@ TEST(ConnectLab, RunbookDeleteStateRowReinsertsTheReplayAsStateReset) {
   EXPECT_EQ(m["pending_records"], 0);
 }
 
+TEST(ConnectLab, FailedTaskCommitsItsReturnedPutsSoTheRunbookRecovers) {
+  // One task, p0 and p1 at 100 records/s each, exactlyOnce, killed at
+  // 90.512 s: the commit of the first iteration after 60 s (60.005 s) holds
+  // 5998 on both; the state rows say [9048,9048], AFTER_PROCESSING on p0,
+  // BEFORE_PROCESSING on p1 (the kill came between its state write and its
+  // insert's answer).
+  //  136.014 s  MISMATCH on p0 (failure 1); restart at +5 min fails the same
+  //             way (failure 2): the remediation deletes p0's row 5 min later.
+  //  736.516 s  p0 re-inserts [5998,6497] and [6498,6997] in two puts that
+  //             return; the third put reaches p1: ERROR State (failure 3).
+  //             WorkerSinkTask.execute's closeAllPartitions commits p0 at 6998
+  //             before the consumer closes, so the next restart resumes p0
+  //             there (AFTER_PROCESSING [6498,6997] -> NEW) instead of
+  //             replaying 5998 into a State MISMATCH.
+  //  +5 min     p0 goes on to 7998, p1 fails the same way again (failure 4):
+  //             the remediation deletes p1's row; everything recovers.
+  // Without that commit every restart puts p0 into MISMATCH again and the
+  // pipeline never catches up (701,902 records pending at the end).
+  const Lab m("task_failure_commits_returned_puts.json");
+  EXPECT_EQ(m["task_failures"], 4);
+  EXPECT_EQ(m["state_mismatch_throws"], 2);
+  // Each partition's [5998, 9048] inserted a second time, once.
+  EXPECT_EQ(m["duplicate_rows"], 2 * (9048 - 5998 + 1));
+  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 2 * (9048 - 5998 + 1));
+  // Killed 90.512-120.512 s, then four FAILED stretches of 5 min each.
+  EXPECT_NEAR(m["task_downtime_s"], 30 + 4 * 300, 1e-3);
+  EXPECT_EQ(m["pending_records"], 0);
+  EXPECT_EQ(m["lost_records"], 0);
+}
+
 TEST(ConnectLab, RunbookTolerateThenRevertSkipsTheReplayWithoutDuplicates) {
   // With tolerateStateMismatch=true the nine PREVIOUS batches before 9050 are
   // skipped, [9018,9517] inserts [9051,9517]; once caught up (lag 0) the

@@ -30,6 +30,9 @@ BEHAVIOUR = {
                                                   "max.poll.records: State CONTAINS, the range ends only in the DLQ",
     "unknown_insert_then_smaller_polls_without_dlq": "the same without a DLQ: the range is lost, offsets committed",
     "runbook_delete_state_row": "runbook delete_state_row: the replay is inserted again (state_reset duplicates)",
+    "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
+                                          "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "
+                                          "two partitions, each re-inserted once",
     "runbook_tolerate_then_revert": "runbook tolerate_then_revert: the replay is skipped, then the setting reverted",
     "state_wipe_then_replay": "the KeeperMap table recreated empty while the task is down: the replay is inserted "
                               "again (state_reset)",

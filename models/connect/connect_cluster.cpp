@@ -40,6 +40,8 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
   awaiting_.assign(tasks_.size(), false);
   failures_since_progress_.assign(tasks_.size(), 0);
   failed_partition_.assign(tasks_.size(), -1);
+  failed_error_.assign(tasks_.size(), sink::DecisionError::NONE);
+  remediate_.assign(tasks_.size(), false);
 }
 
 void ConnectCluster::start() {
@@ -275,7 +277,7 @@ void ConnectCluster::handle(const sim::Event& e) {
       const auto t = static_cast<int>(e.arg);
       if (task(t).status() != TaskStatus::FAILED) return;
       const auto i = static_cast<std::size_t>(t);
-      if (failures_since_progress_[i] > 1) {
+      if (remediate_[i]) {
         // The restart failed again: apply the runbook before this restart.
         if (operator_.remediation != "restart_only") {
           story("remediation", "the restart failed again: the operator applies " +
@@ -303,8 +305,14 @@ void ConnectCluster::handle(const sim::Event& e) {
 
 void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
   const auto i = static_cast<std::size_t>(t);
+  // The restart failed again: no put returned since the last failure, or the
+  // same error on the same partition as then (a restart that put other
+  // partitions' records first, then stopped where it stopped before).
+  remediate_[i] = failures_since_progress_[i] > 0 ||
+                  (failure.partition == failed_partition_[i] && failure.error == failed_error_[i]);
   ++failures_since_progress_[i];
   failed_partition_[i] = failure.partition;
+  failed_error_[i] = failure.error;
   story("task_failed",
         task(t).name() + " FAILED (" +
             (failure.error == sink::DecisionError::NONE
@@ -315,7 +323,7 @@ void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
   // The FAILED task's consumer closes and leaves the group: its partitions
   // move to the other tasks, which may fail on them in turn.
   task_left(t);
-  const bool first = failures_since_progress_[i] == 1 || operator_.remediation == "restart_only";
+  const bool first = !remediate_[i] || operator_.remediation == "restart_only";
   sim::Time delay;
   if (!first) {
     delay = operator_.remediation_delay;
@@ -332,6 +340,8 @@ void ConnectCluster::task_progressed(int t) {
 }
 
 void ConnectCluster::task_caught_up(int t) {
+  // Caught up: a later failure is a new incident, not this one again.
+  failed_partition_[static_cast<std::size_t>(t)] = -1;
   if (!tolerate_override_ || t != tolerate_watch_task_) return;
   // Caught up: the engineer reverts tolerateStateMismatch to false, a config
   // change that restarts every task.

@@ -138,7 +138,11 @@ class ConnectCluster final : public sim::Component, public TaskListener {
 
   // Operator state.
   std::vector<int> failures_since_progress_;
+  // The task's last failure (partition -1: none since it last caught up), and
+  // whether the restart after it comes with the runbook's remediation.
   std::vector<int> failed_partition_;
+  std::vector<sink::DecisionError> failed_error_;
+  std::vector<bool> remediate_;
   bool tolerate_override_ = false;
   int tolerate_watch_task_ = -1;
 };

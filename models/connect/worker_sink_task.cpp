@@ -414,6 +414,14 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
       break;
     case sink::PutOutcome::FAILED:
       ++counters_.failures;
+      // The exception leaves WorkerSinkTask.execute's loop, whose closer,
+      // closeAllPartitions -> closePartitions(lost=false) ->
+      // commitOffsets(closing=true), commits synchronously the positions of
+      // every put() that returned (currentOffsets; the failed batch is not
+      // among them) before the consumer closes (Kafka 3.7 WorkerSinkTask
+      // execute() and closeAllPartitions()). A consumer that already left the
+      // group (poll timeout) cannot: commitSync fails and doCommitSync swallows it.
+      if (!joining_ && !left_group_) commit_offsets();
       go_down(TaskStatus::FAILED);  // (never in aggregate: it just put)
       listener_.task_failed(index_, failure);
       return;

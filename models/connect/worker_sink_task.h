@@ -5,8 +5,9 @@
 //   - put() returned: those offsets count as processed;
 //   - RetriableException: pause, and put() the same batch again when the
 //     next poll returns, i.e. after waiting until the next commit time;
-//   - anything else: the task is FAILED; its consumer closes (leaves the
-//     group) until someone restarts the task.
+//   - anything else: the task commits the positions of the puts that
+//     returned (closeAllPartitions) and is FAILED; its consumer closes
+//     (leaves the group) until someone restarts the task.
 // Group membership: on a rebalance the task finishes its put, commits the
 // revoked partitions synchronously and waits for its new assignment. A
 // kill -9 loses everything volatile and commits nothing. A put() that runs
