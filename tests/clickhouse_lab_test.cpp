@@ -71,6 +71,28 @@ TEST(ClickHouseLab, WithAWindowOfZeroTheRedeliveryIsADuplicateWithExactlyOnceOff
   EXPECT_EQ(m["final_duplicate_rows"], 0);
 }
 
+TEST(ClickHouseLab, ASocketTimeoutLongerThanTheHangWaitsForTheAnswer) {
+  // The window-zero lab with jdbcConnectionProperties
+  // "?socket_timeout=60000" (and timeoutSeconds 10, the ping's only): the
+  // insert sent at 69.985 s is answered when the hang ends at 105 s, 35 s
+  // later, inside the client's 60 s. No client timeout, no redelivery, no
+  // duplicate (with the default 30 s the same run writes 500 twice).
+  const Lab m("clickhouse_socket_timeout_outlasts_the_hang.json");
+  EXPECT_EQ(m["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // The slow insert is the p99 of 31: 105 s - 69.985 s = 35.015 s, past the
+  // default 30 s (the histogram's buckets are a few per cent wide).
+  EXPECT_GT(m["insert_latency_p99_ms"], 30000);
+  EXPECT_LT(m["insert_latency_p99_ms"], 36000);
+  EXPECT_EQ(m["pending_records"], 0);
+  const Lab default_timeout("clickhouse_socket_timeout_outlasts_the_hang.json",
+                            {"connector.jdbcConnectionProperties=compress=0"});
+  EXPECT_EQ(default_timeout["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(default_timeout["duplicate_rows"], 500);
+}
+
 TEST(ClickHouseLab, WithAWindowOfZeroTheRedeliveryIsADuplicateWithExactlyOnceOnToo) {
   // KeeperMap says BEFORE_PROCESSING [3000, 3499] (written before the
   // insert): the redelivery is SAME and re-inserts with the same token,
@@ -118,7 +140,7 @@ TEST(ClickHouseLab, IdsOutliveTheWindowUntilACleanupThreadRuns) {
 // grows by at least 500 - 300 = 200 requests a second, so when the insert of
 // [3000, 3499] reaches Keeper at ~70.000 s at least 9 x 200 = 1800 wait
 // ahead of it (>= 6 s at 300/s each); its 2 requests take >= 12 s >
-// timeoutSeconds (10), though each waits less than operation_timeout_ms
+// the client's socket_timeout (10 s), though each waits less than operation_timeout_ms
 // (10 s). The client gives up at 79.985 s; the server commits later. After
 // 91 s the backlog (>= 6000) drains at 500/s within ~15 s; the redelivery
 // at ~120.001 s finds a healthy Keeper.

@@ -142,7 +142,7 @@ TEST(ConfigBaseline, EmptyConfigIsTheProductionBaseline) {
   // Sink v1.3.9 defaults.
   EXPECT_FALSE(c.connector.exactly_once);
   EXPECT_FALSE(c.connector.tolerate_state_mismatch);
-  EXPECT_EQ(c.connector.timeout_seconds, 30);
+  EXPECT_EQ(c.connector.socket_timeout, Time::millis(30000));
   EXPECT_EQ(c.connector.errors_tolerance, "none");
   EXPECT_EQ(c.connector.errors_deadletterqueue_topic_name, "");
   EXPECT_FALSE(c.connector.errors_log_enable);
@@ -645,19 +645,19 @@ TEST(ConfigOverride, FaultListAsJson) {
 
 TEST(ConfigOverride, IntoARestFormConnector) {
   json raw = json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnce": "false",
-                                                                 "timeoutSeconds": "30"}}})");
+                                                                 "errors.tolerance": "none"}}})");
   apply_override(raw, "connector.exactlyOnce=true");
-  apply_override(raw, "connector.timeoutSeconds=60");
+  apply_override(raw, "connector.jdbcConnectionProperties=?socket_timeout=60000");
   apply_override(raw, "connector.tasks.max=4");
   // The values go under "config", as strings (the REST form's type).
   EXPECT_EQ(raw["connector"]["config"]["exactlyOnce"], json("true"));
-  EXPECT_EQ(raw["connector"]["config"]["timeoutSeconds"], json("60"));
+  EXPECT_EQ(raw["connector"]["config"]["jdbcConnectionProperties"], json("?socket_timeout=60000"));
   EXPECT_EQ(raw["connector"]["config"]["tasks.max"], json("4"));
   EXPECT_FALSE(raw["connector"].contains("exactlyOnce"));
 
   const Config c = load_config(raw);
   EXPECT_TRUE(c.connector.exactly_once);
-  EXPECT_EQ(c.connector.timeout_seconds, 60);
+  EXPECT_EQ(c.connector.socket_timeout, Time::seconds(60));
   EXPECT_EQ(c.connect.tasks_max, 4);
   EXPECT_EQ(c.connector.name, "x");
 }
@@ -708,26 +708,52 @@ TEST(ConfigConnector, RestForm) {
   EXPECT_EQ(c.ignored.size(), 2u);
   // Everything else keeps its default.
   EXPECT_FALSE(c.connector.tolerate_state_mismatch);
-  EXPECT_EQ(c.connector.timeout_seconds, 30);
+  EXPECT_EQ(c.connector.socket_timeout, Time::millis(30000));
   EXPECT_EQ(c.connect.offset_flush_interval, Time::millis(60000));
 }
 
 TEST(ConfigConnector, FlatFormWithTypedValues) {
   const Config c = load_text(
-      R"({"connector": {"name": "y", "exactlyOnce": true, "timeoutSeconds": 60,
+      R"({"connector": {"name": "y", "exactlyOnce": true, "tasks.max": 3,
                         "hostname": "ch"}})");
   EXPECT_TRUE(c.connector.exactly_once);
-  EXPECT_EQ(c.connector.timeout_seconds, 60);
+  EXPECT_EQ(c.connect.tasks_max, 3);
   EXPECT_EQ(c.connector.name, "y");
   EXPECT_EQ(c.ignored, std::vector<std::string>{"connector.hostname"});
+}
+
+TEST(ConfigConnector, SocketTimeoutComesFromJdbcConnectionProperties) {
+  // clickhouse-java reads socket_timeout (ms) from the URL's query string;
+  // the leading "?" is optional (ClickHouseHelperClient adds it).
+  Config c = load_text(
+      R"({"connector": {"jdbcConnectionProperties": "?ssl=true&socket_timeout=60000"}})");
+  EXPECT_EQ(c.connector.socket_timeout, Time::seconds(60));
+  EXPECT_EQ(c.ignored, std::vector<std::string>{"connector.jdbcConnectionProperties.ssl"});
+  c = load_text(R"({"connector": {"jdbcConnectionProperties": "socket_timeout=1500"}})");
+  EXPECT_EQ(c.connector.socket_timeout, Time::millis(1500));
+  // timeoutSeconds is the start check's ping timeout: listed as ignored, and
+  // it does not touch the insert's timeout.
+  c = load_text(R"({"connector": {"timeoutSeconds": 5}})");
+  EXPECT_EQ(c.connector.socket_timeout, Time::millis(30000));
+  EXPECT_EQ(c.ignored, std::vector<std::string>{"connector.timeoutSeconds"});
+
+  EXPECT_EQ(load_error(json::parse(R"({"connector": {"jdbcConnectionProperties": "?socket_timeout=6s"}})")),
+            "config error at connector.jdbcConnectionProperties.socket_timeout: expected a whole "
+            "number of milliseconds from 1 to 86400000 (0, no timeout, is not modelled), found \"6s\"");
+  EXPECT_EQ(load_error(json::parse(R"({"connector": {"jdbcConnectionProperties": "socket_timeout=0"}})")),
+            "config error at connector.jdbcConnectionProperties.socket_timeout: expected a whole "
+            "number of milliseconds from 1 to 86400000 (0, no timeout, is not modelled), found \"0\"");
+  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"jdbcConnectionProperties": "=5"}}})")),
+            "config error at connector.config.jdbcConnectionProperties: expected key=value pairs "
+            "separated by '&', found \"=5\"");
 }
 
 TEST(ConfigConnector, RestFormErrors) {
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnce": "yes"}}})")),
             "config error at connector.config.exactlyOnce: expected true or false, found \"yes\"");
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"timeoutSeconds": "3O"}}})")),
-            "config error at connector.config.timeoutSeconds: expected an integer from 1 to "
-            "86400, found \"3O\"");
+  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"bufferCount": "3O"}}})")),
+            "config error at connector.config.bufferCount: expected an integer from 0 to "
+            "2147483647, found \"3O\"");
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"tasks.max": "0"}}})")),
             "config error at connector.config.tasks.max: expected an integer from 1 to 100000, "
             "found \"0\"");

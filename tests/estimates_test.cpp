@@ -127,7 +127,7 @@ TEST(Lint, NamesEachHazardOfItsConfig) {
 
 TEST(Lint, DedupWindowTurnoverComparesWindowLifetimeWithRedeliveryDelay) {
   // 1000 blocks at 20 inserts/s last 50 s; a redelivery comes up to
-  // 30 s (timeoutSeconds) + 60 s (offset flush) = 90 s later.
+  // 30 s (socket_timeout) + 60 s (offset flush) = 90 s later.
   const Config c = load_config({{"connector", {{"exactlyOnce", true}, {"tolerateStateMismatch", true}}},
                                 {"kafka", {{"min.insync.replicas", 2}}}});
   QuickProfile busy;

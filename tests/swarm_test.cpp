@@ -166,7 +166,10 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   if (d.coin()) connector["errors.deadletterqueue.topic.name"] = "events-dlq";
   if (d.coin(0.3)) connector["errors.log.enable"] = true;
   if (d.coin(0.3)) connector["tolerateStateMismatch"] = true;
-  if (d.coin()) connector["timeoutSeconds"] = d.pick<std::int64_t>({1, 30});
+  if (d.coin()) {
+    connector["jdbcConnectionProperties"] =
+        "?socket_timeout=" + std::to_string(d.pick<std::int64_t>({1000, 30000}));
+  }
   if (!exactly_once && d.coin(0.3)) connector["bufferCount"] = d.pick<std::int64_t>({1, 1000});
   if (d.coin(0.3)) connector["ignorePartitionsWhenBatching"] = true;
   if (d.coin(0.3)) connector["reportInsertedOffsets"] = true;

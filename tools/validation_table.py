@@ -29,6 +29,9 @@ BEHAVIOUR = {
     "unknown_insert_then_smaller_polls_with_dlq": "an insert of unknown outcome, then a restart with a smaller "
                                                   "max.poll.records: State CONTAINS, the range ends only in the DLQ",
     "unknown_insert_then_smaller_polls_without_dlq": "the same without a DLQ: the range is lost, offsets committed",
+    "clickhouse_socket_timeout_outlasts_the_hang": "jdbcConnectionProperties socket_timeout=60000 (not "
+                                                   "timeoutSeconds, the ping's): the client waits out a 35 s "
+                                                   "hang, no redelivery",
     "runbook_delete_state_row": "runbook delete_state_row: the replay is inserted again (state_reset duplicates)",
     "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
                                           "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/sink/jdbc_properties.h"
 #include "sim/config/duration.h"
 #include "sim/engine/random.h"
 
@@ -522,6 +523,10 @@ Config load_config(const json& raw, bool lint) {
     OptionReader reader(props, path, rest_form);
     visit(reader, c.connector);
     c.ignored.insert(c.ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
+    const sink::JdbcProperties jdbc =
+        sink::parse_jdbc_properties(c.connector.jdbc_connection_properties, path + ".jdbcConnectionProperties");
+    c.connector.socket_timeout = jdbc.socket_timeout;
+    c.ignored.insert(c.ignored.end(), jdbc.ignored.begin(), jdbc.ignored.end());
     c.connect.tasks_max = from_connector.tasks_max;
     c.connect.max_poll_records = from_connector.max_poll_records;
   }

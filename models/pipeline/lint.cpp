@@ -34,7 +34,7 @@ struct WindowTurnover {
 WindowTurnover turnover(const Config& c, double inserts_per_s) {
   const double blocks = static_cast<double>(window_blocks(c));
   return {inserts_per_s > 0 ? blocks / inserts_per_s : 1e18,
-          c.connector.timeout_seconds + c.connect.offset_flush_interval.as_seconds()};
+          c.connector.socket_timeout.as_seconds() + c.connect.offset_flush_interval.as_seconds()};
 }
 
 }  // namespace
@@ -128,7 +128,7 @@ std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
     out.push_back({"dedup_window_turnover", "insert_timeout_redelivery",
                    "the table-wide dedup window turns over faster than a redelivery arrives "
                    "(replicated_deduplication_window / insert rate < offset.flush.interval.ms + "
-                   "timeoutSeconds): a timed-out insert that the server committed is written twice",
+                   "the client's socket_timeout): a timed-out insert that the server committed is written twice",
                    fmt("window of %.0f blocks at %.1f inserts/s lasts ~%.0f s; a redelivery comes up to "
                        "%.0f s later",
                        static_cast<double>(window_blocks(c)), p.inserts_per_s, w.lifetime_s, w.redelivery_s)});
@@ -165,16 +165,17 @@ std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
                    ""});
   }
   // A put() visits each of the task's partitions; each can wait for a
-  // KeeperMap read, writes and an insert, each up to the client timeout.
+  // KeeperMap read, writes and an insert, each up to the client's socket_timeout
+  // (jdbcConnectionProperties; timeoutSeconds is only the start check's ping).
   const double partitions_per_task =
       std::ceil(static_cast<double>(c.kafka.num_partitions) / static_cast<double>(c.connect.tasks_max));
   const double ops_per_partition = c.connector.exactly_once ? 4.0 : 1.0;
-  const double worst_put_s = partitions_per_task * ops_per_partition * c.connector.timeout_seconds;
+  const double worst_put_s = partitions_per_task * ops_per_partition * c.connector.socket_timeout.as_seconds();
   if (worst_put_s > c.connect.max_poll_interval.as_seconds()) {
     out.push_back({"put_may_outlive_max_poll_interval", "task_restart_replay",
                    "a put() can outlive max.poll.interval.ms: the consumer then leaves the group, its "
                    "partitions move and are re-read from the last commit",
-                   fmt("worst case %.0f s (%.0f partitions x %.0f queries x timeoutSeconds) > %.0f s",
+                   fmt("worst case %.0f s (%.0f partitions x %.0f queries x socket_timeout) > %.0f s",
                        worst_put_s, partitions_per_task, ops_per_partition,
                        c.connect.max_poll_interval.as_seconds())});
   }

@@ -256,7 +256,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
       const sim::Time window =
           f.duration.us > 0
               ? f.duration
-              : sim::Time::seconds(config_.connector.timeout_seconds) + sim::Time::seconds(10);
+              : config_.connector.socket_timeout + sim::Time::seconds(10);
       // Without a target the whole table hangs; with "replica-N" only the
       // inserts routed to that replica (the others go on).
       table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0),

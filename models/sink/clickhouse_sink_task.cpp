@@ -44,7 +44,7 @@ void ClickHouseSinkTask::query_keeper_map(Phase next, int requests) {
   phase_ = next;
   const clickhouse::QueryAnswer answer = deps_.table->keeper_map_query(requests);
   keeper_map_applied_ = answer.status == clickhouse::QueryStatus::OK;
-  const sim::Time timeout = sim::Time::seconds(deps_.options->timeout_seconds);
+  const sim::Time timeout = deps_.options->socket_timeout;
   if (answer.latency > timeout) {
     // The client gives up (a socket timeout, retriable); a write queued in
     // Keeper is still applied, and every later query queues behind it.
@@ -124,7 +124,7 @@ void ClickHouseSinkTask::run_ops() {
             op.records.max,
             clickhouse::BlockId{pb.partition, op.token.min, op.token.max, 0},
             tag_,
-            sim::Time::seconds(deps_.options->timeout_seconds),
+            deps_.options->socket_timeout,
             host_.insert_reply_address(),
             insert_token_};
         phase_ = Phase::INSERT;

@@ -15,7 +15,10 @@ struct ConnectorOptions {
   std::string topics = "events";
   bool exactly_once = false;
   bool tolerate_state_mismatch = false;
-  std::int64_t timeout_seconds = 30;
+  // jdbcConnectionProperties as given, and what pipesim reads from it
+  // (models/sink/jdbc_properties.h; set by the config loader).
+  std::string jdbc_connection_properties;
+  sim::Time socket_timeout = sim::Time::millis(30000);
   std::string errors_tolerance = "none";
   std::string errors_deadletterqueue_topic_name;
   bool errors_deadletterqueue_context_headers_enable = false;
@@ -32,7 +35,9 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
   v.boolean("exactlyOnce", o.exactly_once, "keep per-partition state in a KeeperMap table");
   v.boolean("tolerateStateMismatch", o.tolerate_state_mismatch,
             "skip a batch that starts before an AFTER_PROCESSING range instead of failing");
-  v.integer("timeoutSeconds", o.timeout_seconds, 1, 86400, "client timeout of an insert");
+  v.text("jdbcConnectionProperties", o.jdbc_connection_properties,
+         "URL options of the ClickHouse client (\"?socket_timeout=60000\"); socket_timeout (ms, "
+         "default 30000) is how long an insert or a KeeperMap query waits for its answer");
   v.choice("errors.tolerance", o.errors_tolerance, {"none", "all"},
            "none: an error fails the task; all: failed records go to the DLQ or nowhere");
   v.text("errors.deadletterqueue.topic.name", o.errors_deadletterqueue_topic_name,
@@ -47,7 +52,10 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
   v.boolean("reportInsertedOffsets", o.report_inserted_offsets,
             "preCommit reports inserted offsets instead of put() positions");
   v.ignored({"connector.class", "hostname", "port", "username", "password",
-             "database", "ssl", "sslrootcert", "jdbcConnectionProperties", "clickhouseSettings",
+             "database", "ssl", "sslrootcert", "clickhouseSettings",
+             // The ping timeout of the task's start check only (ClickHouseHelperClient.ping);
+             // the client's socket_timeout bounds inserts and state queries.
+             "timeoutSeconds",
              "topic2TableMap", "key.converter", "value.converter", "key.converter.schemas.enable",
              "value.converter.schemas.enable", "schemas.enable", "zkPath", "zkDatabase",
              "keeperOnCluster", "suppressTableExistenceException", "errors.retry.timeout",

@@ -1,0 +1,27 @@
+// The sink's `jdbcConnectionProperties`: a URL query string ("?a=1&b=2", the
+// leading "?" optional: ClickHouseHelperClient adds it) appended to the
+// ClickHouse endpoint, whose options clickhouse-java reads from the URL.
+// pipesim models one of them: socket_timeout (ms), the time after which the
+// client gives up waiting for any answer, an insert's or a KeeperMap query's
+// (clickhouse-java v1 ClickHouseClientOption.SOCKET_TIMEOUT, default 30000;
+// the sink's default clientVersion is V1). The other options are listed as
+// ignored.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/engine/time.h"
+
+namespace pipesim::sink {
+
+struct JdbcProperties {
+  sim::Time socket_timeout = sim::Time::millis(30000);
+  std::vector<std::string> ignored;  // keys read but not modelled
+};
+
+// Parses `text`; a bad socket_timeout or a malformed pair is a config error
+// at `path`.
+JdbcProperties parse_jdbc_properties(const std::string& text, const std::string& path);
+
+}  // namespace pipesim::sink
