@@ -207,6 +207,26 @@ TEST(KeeperLab, AnElectionFailsTheStateQueryWithKeeperException) {
   EXPECT_EQ(m["clickhouse_rows"], 15000);
 }
 
+TEST(KeeperLab, AStateWriteIsRetriedRetryCountTimesAtOnceBeforeItsError) {
+  // The election starts at 69.98505 s, between the put's state read (sent
+  // at 69.985 s and answered by the old leader) and its
+  // BEFORE_PROCESSING write (sent at ~69.9851 s). queryV1 sends the write
+  // again at once, 3 attempts in all (retryCount 3), each a 999; then the
+  // RuntimeException is retriable and the batch is redelivered at ~120 s.
+  // Against the failed-read lab (94 queries, 1 failure): the read succeeds
+  // and 3 writes fail instead of 1 read, so 94 - 1 + 4 = 97 queries.
+  const Lab m("keeper_election_state_write_retried.json");
+  EXPECT_EQ(m["keeper_map_failures"], 3);
+  EXPECT_EQ(m["keeper_map_queries"], 97);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // retryCount 1: a single attempt, as a read: 94 - 1 + 2 queries.
+  const Lab once("keeper_election_state_write_retried.json", {"connector.retryCount=1"});
+  EXPECT_EQ(once["keeper_map_failures"], 1);
+  EXPECT_EQ(once["keeper_map_queries"], 95);
+}
+
 TEST(KeeperLab, InsertKeeperRetriesRideOutAnElection) {
   // exactlyOnce off: the insert's requests go out at ~70.000 s (t0, after
   // 15 ms of server work) and fail; retries after 100, 200, 400, 800 ms (at

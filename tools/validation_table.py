@@ -32,6 +32,8 @@ BEHAVIOUR = {
     "clickhouse_socket_timeout_outlasts_the_hang": "jdbcConnectionProperties socket_timeout=60000 (not "
                                                    "timeoutSeconds, the ping's): the client waits out a 35 s "
                                                    "hang, no redelivery",
+    "keeper_election_state_write_retried": "a KeeperMap state write during an election: sent 3 times at once "
+                                           "(retryCount), then retriable; the read before it is not retried",
     "runbook_delete_state_row": "runbook delete_state_row: the replay is inserted again (state_reset duplicates)",
     "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
                                           "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "

@@ -109,6 +109,7 @@ void ClickHouseSinkTask::run_ops() {
           // loses it). StorageKeeperMapSink: an exists() of the key, then a
           // multi with its create or set: two Keeper requests.
           --op_index_;
+          write_attempts_ = 1;
           query_keeper_map(Phase::STATE_WRITE, 2);
           return;
         }
@@ -166,12 +167,22 @@ void ClickHouseSinkTask::step() {
       decide_partition();
       return;
     case Phase::STATE_WRITE: {
-      const SinkOp& op = decision_.ops[op_index_++];
+      const SinkOp& op = decision_.ops[op_index_];
       if (keeper_map_applied_) state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
       if (keeper_map_status_ != clickhouse::QueryStatus::OK) {
+        // setStateRecord goes through ClickHouseHelperClient.queryV1, which
+        // sends a query that threw a ClickHouseException (a server error, or
+        // a socket timeout: code 159) again at once, retryCount attempts in
+        // all, before it throws; getStateRecord's read has no such loop.
+        if (write_attempts_ < deps_.options->retry_count) {
+          ++write_attempts_;
+          query_keeper_map(Phase::STATE_WRITE, 2);
+          return;
+        }
         retriable();
         return;
       }
+      ++op_index_;
       run_ops();
       return;
     }

@@ -109,6 +109,7 @@ class ClickHouseSinkTask {
   Phase phase_ = Phase::IDLE;
   clickhouse::QueryStatus keeper_map_status_ = clickhouse::QueryStatus::OK;
   bool keeper_map_applied_ = false;  // the server applied the last KeeperMap query
+  std::int64_t write_attempts_ = 0;  // of the current state write (retryCount)
   // Numbers this task's inserts, across task instances, so that an answer
   // meant for an earlier insert (or instance) is recognised and dropped.
   std::uint32_t insert_token_ = 0;

@@ -26,6 +26,7 @@ struct ConnectorOptions {
   std::int64_t buffer_count = 0;
   bool ignore_partitions_when_batching = false;
   bool report_inserted_offsets = false;
+  std::int64_t retry_count = 3;
 };
 
 template <class V, class O>
@@ -51,6 +52,9 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
             "one insert for all partitions of a put (exactlyOnce off only)");
   v.boolean("reportInsertedOffsets", o.report_inserted_offsets,
             "preCommit reports inserted offsets instead of put() positions");
+  v.integer("retryCount", o.retry_count, 1, 2147483647,
+            "attempts of a KeeperMap state write before its error (ClickHouseHelperClient.queryV1; "
+            "reads are not retried)");
   v.ignored({"connector.class", "hostname", "port", "username", "password",
              "database", "ssl", "sslrootcert", "clickhouseSettings",
              // The ping timeout of the task's start check only (ClickHouseHelperClient.ping);
