@@ -1,7 +1,6 @@
 #include "models/sink/partition_order.h"
 
-#include <algorithm>
-#include <numeric>
+#include <cstdint>
 
 namespace pipesim::sink {
 
@@ -12,18 +11,37 @@ std::int32_t java_string_hash(std::string_view s) {
 }
 
 std::vector<std::size_t> java_hashmap_order(const std::vector<std::string>& keys) {
-  // HashMap resizes when its size exceeds 0.75 * capacity (initial capacity 16).
-  std::size_t capacity = 16;
-  while (static_cast<double>(keys.size()) > 0.75 * static_cast<double>(capacity)) capacity *= 2;
-  std::vector<std::size_t> bucket(keys.size());
+  // Collectors.groupingBy fills a HashMap with computeIfAbsent (OpenJDK 8-25
+  // java.util.HashMap): the table is created (16 buckets, threshold 12) or
+  // doubled at the START of a call when size > threshold, so the last key
+  // never triggers a resize; a new key is linked at the HEAD of its bucket
+  // (tab[i] = newNode(hash, key, v, first)); a resize splits each bucket into
+  // its low and high halves keeping their order. Bins never treeify here: a
+  // bin of 8 in a table under 64 buckets resizes instead, and topic-partition
+  // keys do not collide that much.
+  std::vector<std::uint32_t> hash(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const auto h = static_cast<std::uint32_t>(java_string_hash(keys[i]));
-    bucket[i] = (h ^ (h >> 16)) & (capacity - 1);
+    hash[i] = h ^ (h >> 16);
   }
-  std::vector<std::size_t> order(keys.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return bucket[a] < bucket[b]; });
+  std::vector<std::vector<std::size_t>> table;
+  std::size_t threshold = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (table.empty() || i > threshold) {
+      const std::size_t capacity = table.empty() ? 16 : 2 * table.size();
+      std::vector<std::vector<std::size_t>> grown(capacity);
+      for (const auto& bin : table) {
+        for (const std::size_t k : bin) grown[hash[k] & (capacity - 1)].push_back(k);
+      }
+      table = std::move(grown);
+      threshold = capacity / 4 * 3;
+    }
+    auto& bin = table[hash[i] & (table.size() - 1)];
+    bin.insert(bin.begin(), i);
+  }
+  std::vector<std::size_t> order;
+  order.reserve(keys.size());
+  for (const auto& bin : table) order.insert(order.end(), bin.begin(), bin.end());
   return order;
 }
 
