@@ -126,6 +126,52 @@ TEST(ConnectLab, UnknownInsertThenSmallerPollsWithoutDlqIsLostWithOffsetsCommitt
   EXPECT_EQ(m["pending_records"], 0);  // the offsets moved on
 }
 
+// The same State CONTAINS with errors.tolerance=none (the default), the
+// operator restarting a FAILED task after exactly 5 min, runs of 30 min +
+// 10 min drain. The new instance's first put ([3000,3199], CONTAINS) fails
+// at 80.503 s (rebalance done at 80.5 s, the state read 3 ms later).
+
+TEST(ConnectLab, StateContainsWithoutToleranceFailsTheTaskAtEveryRestart) {
+  // Every restart reads from the committed 3000 with max.poll.records 200
+  // and fails 0.503 s later: failures at 80.503 + 300.503 k s for k = 0..7
+  // (k = 8 would be past 2400 s). Nothing is lost: the records wait in Kafka.
+  const Lab m("state_contains_fails_the_task.json");
+  EXPECT_EQ(m["task_failures"], 8);
+  EXPECT_EQ(m["state_contains_throws"], 8);
+  EXPECT_EQ(m["clickhouse_rows"], 3000);
+  EXPECT_EQ(m["pending_records"], 90000 - 3000);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  // FAILED from 80.503 s to the end, but for the 0.503 s of each of the 7 restarts.
+  EXPECT_NEAR(m["task_downtime_s"], (2400 - 80.503) - 7 * 0.503, 1e-3);
+}
+
+TEST(ConnectLab, TolerateStateMismatchDoesNotCoverStateContains) {
+  // tolerateStateMismatch skips PREVIOUS batches of an AFTER_PROCESSING range
+  // only; BEFORE_PROCESSING CONTAINS throws whatever the setting (v1.3.9
+  // Processing.doLogic l.191-193). Same outcome as above.
+  const Lab m("state_contains_tolerate_does_not_help.json");
+  EXPECT_EQ(m["task_failures"], 8);
+  EXPECT_EQ(m["state_contains_throws"], 8);
+  EXPECT_EQ(m["pending_records"], 90000 - 3000);
+  EXPECT_EQ(m["lost_records"], 0);
+}
+
+TEST(ConnectLab, DeletingTheStateRowAfterStateContainsRewritesTheSegment) {
+  // The restart at 380.503 s fails again at 381.006 s; 5 min later the row is
+  // deleted and the restart finds NONE: [3000, ...] is inserted afresh. The
+  // stalled insert of [3000,3499] never committed (server_commits 0), so
+  // nothing is duplicated and nothing lost.
+  const Lab m("state_contains_delete_state_row_rewrites.json");
+  EXPECT_EQ(m["task_failures"], 2);
+  EXPECT_EQ(m["state_contains_throws"], 2);
+  EXPECT_EQ(m["clickhouse_rows"], 90000);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+  EXPECT_NEAR(m["task_downtime_s"], 300 + 300, 1e-3);
+}
+
 // The runbooks on the State MISMATCH lab (first failure at ~136.014 s, the
 // operator's restart after 30 min fails again at ~1936.516 s).
 

@@ -34,6 +34,12 @@ BEHAVIOUR = {
                                                    "hang, no redelivery",
     "keeper_election_state_write_retried": "a KeeperMap state write during an election: sent 3 times at once "
                                            "(retryCount), then retriable; the read before it is not retried",
+    "state_contains_fails_the_task": "State CONTAINS with errors.tolerance=none: the task FAILS at every "
+                                     "restart; nothing lost, the records wait in Kafka",
+    "state_contains_tolerate_does_not_help": "tolerateStateMismatch=true does not cover State CONTAINS: the "
+                                             "same failures",
+    "state_contains_delete_state_row_rewrites": "delete_state_row after State CONTAINS: the segment is "
+                                                "rewritten, nothing lost or duplicated",
     "runbook_delete_state_row": "runbook delete_state_row: the replay is inserted again (state_reset duplicates)",
     "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
                                           "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "
