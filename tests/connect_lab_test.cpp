@@ -242,41 +242,70 @@ TEST(ConnectLab, StateWipeWhileTheTaskIsDownMakesTheReplayStateResetCopies) {
 }
 
 // Two workers, two tasks, two partitions at 100 records/s each (records k of
-// both at 10k ms); task-0 (on worker-0) owns p0, task-1 (worker-1) owns p1.
-// worker-0 dies and stays away 10 min. Its consumer's session expires 45 s
-// later: task-1 commits p1 and then owns p0 and p1, re-reading p0 from the
-// last commit (6000). 310 s after the crash (10 s worker session + 300 s
-// scheduled rebalance delay) task-0 starts on worker-1 and gets p0 back.
+// both at 10k ms); task-0 (on worker-0, the worker group's leader: it joined
+// first) owns p0, task-1 (worker-1) owns p1. worker-1 dies and stays away
+// 10 min. Its consumer's session expires 45 s later: task-0 commits p0 and
+// then owns p0 and p1, re-reading p1 from the last commit (6000). 310 s
+// after the crash (10 s worker session + 300 s scheduled rebalance delay,
+// IncrementalCooperativeAssignor.handleLostAssignments) task-1 starts on
+// worker-0 and gets p1 back.
 
 TEST(ConnectLab, SurvivingTaskTakesOverAndReplaysWithExactlyOnceOff) {
   // Killed at 90.5 s, during record 9049's insert (put from 90.495 s,
-  // committed by the server at 90.5003 s): 9050 records of p0 inserted. The
+  // committed by the server at 90.5003 s): 9050 records of p1 inserted. The
   // replay from 6000 has new batch boundaries, so no dedup hit: 3050 twice.
   const Lab m("two_workers_takeover_at_least_once.json");
   EXPECT_EQ(m["records_produced"], 2 * 100 * 420);
   EXPECT_EQ(m["duplicate_rows"], 3050);
   EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 3050);
-  EXPECT_EQ(m["task_downtime_s"], 310);  // task-0 down from 90.5 s to 400.5 s
+  EXPECT_EQ(m["task_downtime_s"], 310);  // task-1 down from 90.5 s to 400.5 s
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ConnectLab, AFollowerBackBeforeTheDelayStillWaitsForTheDelayedRebalance) {
+  // The same with worker-1 back after 1 min (150.5 s): the leader keeps its
+  // lost task unassigned until the scheduled rebalance at 400.5 s, then
+  // gives it to worker-1 (the candidate with no assignment). The old model
+  // restarted it at 150.5 s (60 s down).
+  const Lab m("two_workers_follower_back_early_waits_for_the_delay.json");
+  EXPECT_EQ(m["task_downtime_s"], 310);
+  EXPECT_EQ(m["duplicate_rows"], 3050);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ConnectLab, WhenTheLeaderDiesItsTasksMoveAtOnce) {
+  // worker-0, the leader, dies instead. The new leader (worker-1) has no
+  // view of the previous assignment (previousGenerationId differs from the
+  // last completed generation, so it is cleared): task-0 is not "lost" but
+  // unassigned, and starts on worker-1 at the worker group's rebalance 10 s
+  // later (100.5 s). It waits in the consumer group until the dead consumer
+  // is evicted (135.5 s), then reads p0 from 6000: 3050 twice, as above, but
+  // task-0 was down for 10 s, not 310.
+  const Lab m("two_workers_leader_dies_tasks_move_at_once.json");
+  EXPECT_EQ(m["task_downtime_s"], 10);
+  EXPECT_EQ(m["duplicate_rows"], 3050);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 3050);
   EXPECT_EQ(m["pending_records"], 0);
 }
 
 TEST(ConnectLab, StateMismatchCascadesToTheSurvivingTaskWithExactlyOnce) {
-  // Killed at 90.512 s, between puts: p0's stored AFTER_PROCESSING [9050,
-  // 9050]. At 135.512 s task-1 revokes p1 at 13551 (record 13550's put
-  // returned at 135.5109 s); at 136.012 s it fetches p0 from 6000 and p1
-  // from 13551, and its first poll is 500 records of p0's response (which
-  // came first): [6000..6499], State MISMATCH at 136.014 s. FAILED, it leaves
-  // the group and nobody reads anything. task-0 starts at 400.512 s, gets
-  // both partitions and fails the same way at 401.014 s. ClickHouse holds
-  // p0's 9051 and p1's 13551.
+  // Killed at 90.512 s, between puts: p1's stored AFTER_PROCESSING [9050,
+  // 9050]. At 135.512 s task-0 revokes p0 at 13551 (record 13550's put
+  // returned); at 136.012 s it reads p0 from 13551 and p1 from 6000. Its
+  // puts insert p0 up to 14556 (put() visits events-0, HashMap bucket 8,
+  // before events-1, bucket 9) until p1's [6000,6449] is State MISMATCH at
+  // 136.021 s; FAILED, task-0 leaves the group and nobody reads anything.
+  // task-1 starts at 400.512 s, gets both partitions, and fails on p1 the
+  // same way at 401.051 s after p0's overlap with its stored range.
+  // ClickHouse holds p1's 9051 and p0's 14557.
   const Lab m("two_workers_takeover_exactly_once.json");
   EXPECT_EQ(m["state_mismatch_throws"], 2);
   EXPECT_EQ(m["task_failures"], 2);
-  EXPECT_EQ(m["clickhouse_rows"], 9051 + 13551);
+  EXPECT_EQ(m["clickhouse_rows"], 9051 + 14557);
   EXPECT_EQ(m["duplicate_rows"], 0);
-  // task-0 down 90.512-400.512 s, task-1 FAILED 136.014-420 s, task-0
-  // FAILED 401.014-420 s.
-  EXPECT_NEAR(m["task_downtime_s"], 310 + 283.986 + 18.986, 0.01);
+  // task-1 down 90.512-400.512 s, task-0 FAILED 136.021-420 s, task-1
+  // FAILED 401.051-420 s.
+  EXPECT_NEAR(m["task_downtime_s"], 310 + 283.979 + 18.949, 0.01);
 }
 
 // A put() longer than max.poll.interval.ms (KIP-62). 1 record/s (record k

@@ -49,6 +49,10 @@ BEHAVIOUR = {
                               "again (state_reset)",
     "two_workers_takeover_at_least_once": "two workers: the survivor takes the dead worker's partition after "
                                           "session.timeout.ms and replays it",
+    "two_workers_follower_back_early_waits_for_the_delay": "a follower worker back after 1 min: its task "
+                                                           "still waits for the delayed rebalance (310 s down)",
+    "two_workers_leader_dies_tasks_move_at_once": "the worker group's leader dies: the new leader does not "
+                                                  "know the previous assignment, its task moves at once (10 s)",
     "two_workers_takeover_exactly_once": "the same with exactlyOnce: State MISMATCH cascades to the surviving task",
     "put_outlives_max_poll_interval": "a put() longer than max.poll.interval.ms: the consumer leaves the group, "
                                       "re-reads from the last commit, and its in-memory state skips what it inserted",

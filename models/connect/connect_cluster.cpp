@@ -21,6 +21,7 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
       group_(partitions),
       keeper_map_state_(partitions, true),
       worker_down_(static_cast<std::size_t>(connect.workers), false),
+      awaiting_delayed_rebalance_(static_cast<std::size_t>(connect.workers), false),
       owner_(static_cast<std::size_t>(partitions), nullptr),
       operator_delay_(seed, "operator/restart-delay"),
       commit_phase_(seed, "connect/commit-phase"),
@@ -36,6 +37,7 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
                                                       state, counters_, *this));
     worker_of_.push_back(t % static_cast<int>(connect.workers));
   }
+  for (int w = 0; w < static_cast<int>(connect.workers); ++w) worker_join_order_.push_back(w);
   member_.assign(tasks_.size(), false);
   awaiting_.assign(tasks_.size(), false);
   failures_since_progress_.assign(tasks_.size(), 0);
@@ -197,12 +199,24 @@ void ConnectCluster::kill_worker(int worker) {
     }
   }
   plan(options_.worker_restart_delay, kWorkerBack, static_cast<std::uint32_t>(worker));
-  if (options_.workers > 1) {
-    // Incremental cooperative rebalancing keeps the departed worker's tasks
-    // unassigned for scheduled.rebalance.max.delay.ms after the worker group
-    // noticed it (its own session timeout), then starts them elsewhere.
-    plan(options_.worker_session_timeout + options_.scheduled_rebalance_max_delay, kMoveTasks,
-         static_cast<std::uint32_t>(worker));
+  const bool was_leader = worker_join_order_.front() == worker;
+  worker_join_order_.erase(std::find(worker_join_order_.begin(), worker_join_order_.end(), worker));
+  if (options_.workers > 1 && !worker_join_order_.empty()) {
+    // The worker group notices the departure after its session timeout and
+    // rebalances (Kafka 3.7 IncrementalCooperativeAssignor):
+    // - the leader died: the new leader's view of the previous assignment is
+    //   cleared (previousGenerationId != lastCompletedGenerationId), so the
+    //   departed worker's tasks are not "lost" but unassigned, and are
+    //   assigned at once, like new tasks;
+    // - a follower died: handleLostAssignments keeps its tasks unassigned
+    //   until scheduled.rebalance.max.delay.ms has passed (0: at once), even
+    //   if the worker is back earlier; then they go to the candidate workers
+    //   (members with no assignment, i.e. the worker if it is back), else to
+    //   the others.
+    const bool delayed = !was_leader && options_.scheduled_rebalance_max_delay.us > 0;
+    awaiting_delayed_rebalance_[static_cast<std::size_t>(worker)] = delayed;
+    plan(options_.worker_session_timeout + (delayed ? options_.scheduled_rebalance_max_delay : sim::Time{}),
+         kMoveTasks, static_cast<std::uint32_t>(worker));
   }
 }
 
@@ -245,6 +259,13 @@ void ConnectCluster::handle(const sim::Event& e) {
       const auto w = static_cast<int>(e.arg);
       if (!worker_down_[static_cast<std::size_t>(w)]) return;
       worker_down_[static_cast<std::size_t>(w)] = false;
+      worker_join_order_.push_back(w);
+      if (awaiting_delayed_rebalance_[static_cast<std::size_t>(w)]) {
+        story("worker_back", "worker-" + std::to_string(w) +
+                                 " is back; its tasks stay unassigned until the delayed rebalance "
+                                 "(scheduled.rebalance.max.delay.ms after the worker group noticed it left)");
+        return;
+      }
       story("worker_back", "worker-" + std::to_string(w) + " is back and starts its tasks");
       for (auto& t : tasks_) {
         if (worker_of(t->index()) == w && t->status() == TaskStatus::DOWN) t->start_at(sim_.now());
@@ -253,10 +274,25 @@ void ConnectCluster::handle(const sim::Event& e) {
     }
     case kMoveTasks: {
       const auto w = static_cast<int>(e.arg);
-      if (!worker_down_[static_cast<std::size_t>(w)]) return;
+      const bool delayed = awaiting_delayed_rebalance_[static_cast<std::size_t>(w)];
+      awaiting_delayed_rebalance_[static_cast<std::size_t>(w)] = false;
+      if (!worker_down_[static_cast<std::size_t>(w)]) {
+        // Back before the delayed rebalance: the worker has no assignment, so
+        // it is the candidate that gets its lost tasks.
+        if (!delayed) return;
+        story("delayed_rebalance", "the delayed rebalance gives worker-" + std::to_string(w) +
+                                       "'s tasks back to it");
+        for (auto& t : tasks_) {
+          if (worker_of(t->index()) == w && t->status() == TaskStatus::DOWN) t->start_at(sim_.now());
+        }
+        return;
+      }
       story("move_tasks", "worker-" + std::to_string(w) +
-                              " stayed away past scheduled.rebalance.max.delay.ms: "
-                              "its tasks start on the surviving workers");
+                              (delayed ? " stayed away past scheduled.rebalance.max.delay.ms: "
+                                         "its tasks start on the surviving workers"
+                                       : " was the worker group's leader: the new leader does not "
+                                         "know its tasks were assigned and starts them on the "
+                                         "surviving workers at once"));
       int next = 0;
       for (auto& t : tasks_) {
         if (worker_of(t->index()) != w || t->status() != TaskStatus::DOWN) continue;

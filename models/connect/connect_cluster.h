@@ -121,6 +121,11 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   std::vector<std::unique_ptr<WorkerSinkTask>> tasks_;
   std::vector<int> worker_of_;
   std::vector<bool> worker_down_;
+  // The worker group: members in join order (the group coordinator's leader
+  // is the oldest live member), and departed workers whose tasks wait for
+  // the leader's delayed rebalance.
+  std::vector<int> worker_join_order_;
+  std::vector<bool> awaiting_delayed_rebalance_;
   std::vector<WorkerSinkTask*> owner_;  // per partition, from the last assignment
   TaskCounters counters_;
   sim::RandomStream operator_delay_;
