@@ -748,6 +748,17 @@ TEST(ConfigConnector, SocketTimeoutComesFromJdbcConnectionProperties) {
             "separated by '&', found \"=5\"");
 }
 
+TEST(ConfigConnector, PropertiesNotModelledYetAreListedAsIgnoredWhenSet) {
+  Config c = load_text(R"({"connector": {"bufferCount": 1000, "ignorePartitionsWhenBatching": true,
+                                         "reportInsertedOffsets": true}})");
+  EXPECT_EQ(c.ignored, (std::vector<std::string>{"connector.bufferCount",
+                                                 "connector.ignorePartitionsWhenBatching",
+                                                 "connector.reportInsertedOffsets"}));
+  // At their defaults they change nothing, so nothing is listed.
+  c = load_text(R"({"connector": {"bufferCount": 0, "reportInsertedOffsets": false}})");
+  EXPECT_TRUE(c.ignored.empty());
+}
+
 TEST(ConfigConnector, RestFormErrors) {
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnce": "yes"}}})")),
             "config error at connector.config.exactlyOnce: expected true or false, found \"yes\"");
