@@ -220,6 +220,12 @@ void ConnectCluster::kill_worker(int worker) {
   }
 }
 
+void ConnectCluster::start_tasks_of(int worker) {
+  for (auto& t : tasks_) {
+    if (worker_of(t->index()) == worker && t->status() == TaskStatus::DOWN) t->start_at(sim_.now());
+  }
+}
+
 void ConnectCluster::restart_task(int t) { task(t).restart_gracefully(0); }
 
 void ConnectCluster::rebalance(std::int64_t max_poll_records) {
@@ -267,9 +273,7 @@ void ConnectCluster::handle(const sim::Event& e) {
         return;
       }
       story("worker_back", "worker-" + std::to_string(w) + " is back and starts its tasks");
-      for (auto& t : tasks_) {
-        if (worker_of(t->index()) == w && t->status() == TaskStatus::DOWN) t->start_at(sim_.now());
-      }
+      start_tasks_of(w);
       return;
     }
     case kMoveTasks: {
@@ -282,9 +286,7 @@ void ConnectCluster::handle(const sim::Event& e) {
         if (!delayed) return;
         story("delayed_rebalance", "the delayed rebalance gives worker-" + std::to_string(w) +
                                        "'s tasks back to it");
-        for (auto& t : tasks_) {
-          if (worker_of(t->index()) == w && t->status() == TaskStatus::DOWN) t->start_at(sim_.now());
-        }
+        start_tasks_of(w);
         return;
       }
       story("move_tasks", "worker-" + std::to_string(w) +

@@ -107,6 +107,8 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   void try_complete_rebalance();
   void complete_rebalance();
   void remove_member(int task);
+  // A worker (back, or given its tasks back) starts the ones that are down.
+  void start_tasks_of(int worker);
   void set_tolerate_state_mismatch(bool on);
   WorkerSinkTask& task(int t) { return *tasks_[static_cast<std::size_t>(t)]; }
 
