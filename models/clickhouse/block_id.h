@@ -10,6 +10,9 @@ namespace pipesim::clickhouse {
 // "<topic>-<partition>-<min>-<max>" and the table partition its rows go to
 // (ClickHouse hashes the token together with the partition id).
 struct BlockId {
+  // An insert without insert_deduplication_token is deduplicated by the hash
+  // of its data: such ids carry this partition and the hash in min and max.
+  static constexpr std::int32_t kDataHash = -2;
   std::int32_t partition = 0;  // Kafka partition of the token
   std::int64_t min = 0;
   std::int64_t max = 0;

@@ -225,9 +225,16 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   s.retries = 0;
   s.backoff = options_.insert_keeper_retry_initial_backoff;
   s.pieces.clear();
+  s.also_starts.clear();
   logs_[static_cast<std::size_t>(request.partition)].translate(request.first_offset,
                                                                request.last_offset, s.pieces);
-  const auto rows = request.last_offset - request.first_offset + 1;
+  auto rows = request.last_offset - request.first_offset + 1;
+  for (const InsertRange& more : request.also) {
+    s.also_starts.push_back(s.pieces.size());
+    logs_[static_cast<std::size_t>(more.partition)].translate(more.first_offset, more.last_offset,
+                                                              s.pieces);
+    rows += more.last_offset - more.first_offset + 1;
+  }
   const double z = options_.insert_latency_sigma > 0 ? latency_stream_.normal() : 0.0;
   sim::Time keeper_start = now + local_work(options_, rows, z);
   s.server_commits = true;
@@ -448,10 +455,13 @@ QueryStatus ReplicatedTable::apply_commit(Insert& s) {
     // "Block with ID ... already exists; ignoring it": success, no part.
     ++counters_.dedup_hits;
     if (auto* t = sim_.trace()) {
+      const BlockId& b = s.request.block;
       t->story(now, "clickhouse", "dedup_hit",
-               "block of token partition " + std::to_string(s.request.block.partition) + " [" +
-                   std::to_string(s.request.block.min) + ", " + std::to_string(s.request.block.max) +
-                   "] is still in the dedup window: the insert succeeds without writing");
+               (b.partition == BlockId::kDataHash
+                    ? std::string("a block with the same data (no token)")
+                    : "block of token partition " + std::to_string(b.partition) + " [" +
+                          std::to_string(b.min) + ", " + std::to_string(b.max) + "]") +
+                   " is still in the dedup window: the insert succeeds without writing");
     }
     s.commit_result = QueryStatus::DEDUPLICATED;
     return s.commit_result;
@@ -464,10 +474,19 @@ QueryStatus ReplicatedTable::apply_commit(Insert& s) {
     ++rep.parts_since_run;
   }
   const std::uint64_t serial = ledger_.next_insert_serial();
-  for (const auto& piece : s.pieces) {
-    ledger_.record_rows(s.request.partition,
-                        ledger::RowRange{piece.ids, piece.segment_uid, piece.cause, s.request.tag,
-                                         serial, s.request.block.table_partition});
+  // One block: every range of the statement is written, or none.
+  std::size_t next_range = 0;
+  int partition = s.request.partition;
+  ledger::InsertTag tag = s.request.tag;
+  for (std::size_t i = 0; i < s.pieces.size(); ++i) {
+    while (next_range < s.also_starts.size() && s.also_starts[next_range] == i) {
+      partition = s.request.also[next_range].partition;
+      tag = s.request.also[next_range].tag;
+      ++next_range;
+    }
+    const auto& piece = s.pieces[i];
+    ledger_.record_rows(partition, ledger::RowRange{piece.ids, piece.segment_uid, piece.cause, tag,
+                                                    serial, s.request.block.table_partition});
   }
   // The other replicas pull the log entry and fetch the part.
   s.fetched_at.assign(replicas_.size(), now);

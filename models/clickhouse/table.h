@@ -64,6 +64,16 @@ constexpr QueryStatus reply_status(std::uint32_t arg) {
   return static_cast<QueryStatus>(arg & 0xFu);
 }
 
+// Further records of the same INSERT statement: the records a v1.3.9 buffer
+// holds twice (a batch put again after a failed flush is appended again), or
+// the other partitions of a topic-wide insert (ignorePartitionsWhenBatching).
+struct InsertRange {
+  int partition = 0;
+  std::int64_t first_offset = 0;
+  std::int64_t last_offset = -1;
+  ledger::InsertTag tag = ledger::InsertTag::NORMAL;
+};
+
 struct InsertRequest {
   int partition = 0;
   std::int64_t first_offset = 0;  // records inserted: [first_offset, last_offset]
@@ -73,6 +83,7 @@ struct InsertRequest {
   sim::Time client_timeout = sim::Time::seconds(30);
   ReplyAddress reply;
   std::uint32_t reply_token = 0;
+  std::vector<InsertRange> also{};  // and these, in the same block (usually none)
 };
 
 // A short query (a KeeperMap SELECT or INSERT) answered synchronously.
@@ -176,6 +187,9 @@ class ReplicatedTable final : public sim::Component {
   struct Insert {
     InsertRequest request;
     std::vector<broker::IdPiece> pieces;
+    // Where request.also starts in pieces (pieces before it are of
+    // request.partition), and each later range's first piece.
+    std::vector<std::size_t> also_starts;
     std::vector<sim::Time> fetched_at;  // quorum: when each replica has the part
     int replica = 0;
     std::uint16_t version = 0;

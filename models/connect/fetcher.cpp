@@ -258,7 +258,7 @@ Fetcher::PollResult Fetcher::poll(sim::Time now, const LogView& view, std::int64
     }
     const std::int64_t take = std::min(room, c.to - c.from);
     out.push_back(sink::PartitionBatch{c.partition, sink::OffsetRange{c.from, c.from + take - 1},
-                                       ledger::InsertTag::NORMAL});
+                                       ledger::InsertTag::NORMAL, {}});
     s->position = c.from + take;
     c.from += take;
     room -= take;

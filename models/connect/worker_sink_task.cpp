@@ -107,6 +107,7 @@ void WorkerSinkTask::revoke() {
 // waiting for redelivery and a pending wake-up go with them; the task waits
 // for its next assignment.
 void WorkerSinkTask::drop_partitions() {
+  connector_.close();
   partitions_.clear();
   fetcher_.clear();
   put_position_.clear();
@@ -253,6 +254,16 @@ void WorkerSinkTask::run_iterations() {
 void WorkerSinkTask::iteration() {
   if (joining_ || in_put_) return;
   const sim::Time now = sim_.now();
+  if (blocked_poll_ && now >= next_commit_ && connector_.time_flush_due(now)) {
+    // poll(timeout) returned nothing at its timeout and deliverMessages puts
+    // the empty batch: the connector's buffer flushes by time, before the
+    // next iteration's commit.
+    blocked_poll_ = false;
+    batch_.clear();
+    put_started_ = now;
+    start_put();
+    return;
+  }
   if (now >= next_commit_) {
     commit_offsets();
     next_commit_ = now + options_.offset_flush_interval;
@@ -365,13 +376,11 @@ void WorkerSinkTask::wait_for_data(sim::Time response) {
 
 void WorkerSinkTask::commit_offsets() {
   ++counters_.commits;
-  if (auto* t = sim_.trace(); t && t->detail_at(sim_.now()) && !partitions_.empty()) {
-    nlohmann::json offsets = nlohmann::json::object();
-    for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
-      offsets[std::to_string(partitions_[slot])] = put_position_[slot];
-    }
-    t->instant(sim_.now(), name_, "commit", {{"offsets", offsets}});
-  }
+  // commitOffsets: task.preCommit(currentOffsets) says what to commit; an
+  // offset it leaves out keeps the last committed one, and one past the
+  // current offset is ignored ("not yet consumed").
+  task_offsets_ = put_position_;
+  connector_.pre_commit(partitions_, task_offsets_);
   for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
     const int p = partitions_[slot];
     PIPESIM_INVARIANT(put_position_[slot] <= fetcher_.position(p),
@@ -379,7 +388,14 @@ void WorkerSinkTask::commit_offsets() {
     PIPESIM_INVARIANT(put_position_[slot] >= group_.committed(p),
                       "committed offset would move backwards");
     group_.note_high_watermark(p, view_.high_watermark(p));
-    group_.commit(p, put_position_[slot], sim_.now());
+    const std::int64_t offset = task_offsets_[slot];
+    if (offset < 0 || offset > put_position_[slot]) continue;
+    group_.commit(p, offset, sim_.now());
+  }
+  if (auto* t = sim_.trace(); t && t->detail_at(sim_.now()) && !partitions_.empty()) {
+    nlohmann::json offsets = nlohmann::json::object();
+    for (const int p : partitions_) offsets[std::to_string(p)] = group_.committed(p);
+    t->instant(sim_.now(), name_, "commit", {{"offsets", offsets}});
   }
 }
 
@@ -468,7 +484,7 @@ void WorkerSinkTask::note_steady_put() {
     records += n;
     capped = capped || n >= fetcher_.settings().max_partition_records;
   }
-  const bool steady = !capped && records < max_poll_records_ &&
+  const bool steady = connector_.plain_puts() && !capped && records < max_poll_records_ &&
                       fetcher_.buffered_records() < max_poll_records_ && !batch_.empty() &&
                       batch_.front().tag == ledger::InsertTag::NORMAL && !left_group_ &&
                       !stop_pending_ && !revoke_pending_;

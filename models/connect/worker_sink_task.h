@@ -205,6 +205,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   sim::Time first_commit_ = sim::Time::max();
 
   std::vector<sink::PartitionBatch> batch_;
+  std::vector<std::int64_t> task_offsets_;  // scratch: preCommit's answer
   sim::Time put_started_{};
   bool in_put_ = false;
   bool paused_for_redelivery_ = false;

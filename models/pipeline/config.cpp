@@ -527,12 +527,6 @@ Config load_config(const json& raw, bool lint) {
         sink::parse_jdbc_properties(c.connector.jdbc_connection_properties, path + ".jdbcConnectionProperties");
     c.connector.socket_timeout = jdbc.socket_timeout;
     c.ignored.insert(c.ignored.end(), jdbc.ignored.begin(), jdbc.ignored.end());
-    // Read (their values are checked, and bufferCount with exactlyOnce is
-    // refused as the connector does) but not modelled yet: a run behaves as
-    // with their defaults, so a set value is listed as ignored.
-    if (c.connector.buffer_count > 0) c.ignored.push_back(path + ".bufferCount");
-    if (c.connector.ignore_partitions_when_batching) c.ignored.push_back(path + ".ignorePartitionsWhenBatching");
-    if (c.connector.report_inserted_offsets) c.ignored.push_back(path + ".reportInsertedOffsets");
     c.connect.tasks_max = from_connector.tasks_max;
     c.connect.max_poll_records = from_connector.max_poll_records;
   }

@@ -1,5 +1,7 @@
 #include "models/sink/clickhouse_sink_task.h"
 
+#include <algorithm>
+
 #include "models/sink/decide_cases.h"
 #include "models/sink/partition_order.h"
 #include "sim/engine/invariant.h"
@@ -19,18 +21,150 @@ void ClickHouseSinkTask::start() {
   if (!state_->keeper_map()) state_->clear();
   batch_.clear();
   failed_.clear();
+  buffer_.reset(host_.now());
+  flushing_ = false;
+  inserted_.clear();
   phase_ = Phase::IDLE;
+}
+
+bool ClickHouseSinkTask::plain_puts() const {
+  return !buffering() && !topic_wide() && !deps_.options->report_inserted_offsets;
+}
+
+bool ClickHouseSinkTask::time_flush_due(sim::Time now) const {
+  return buffering() && !buffer_.empty() &&
+         buffer_.flush_due(deps_.options->buffer_count, deps_.options->buffer_flush_time, now);
 }
 
 void ClickHouseSinkTask::put(const std::vector<PartitionBatch>& batch) {
   PIPESIM_INVARIANT(phase_ == Phase::IDLE, "put() while a put is in progress");
-  keys_.clear();
-  for (const auto& pb : batch) keys_.push_back(deps_.options->topics + "-" + std::to_string(pb.partition));
-  batch_.clear();
-  for (const std::size_t i : java_hashmap_order(keys_)) batch_.push_back(batch[i]);
+  const std::vector<PartitionBatch>* records = &batch;
+  flushing_ = false;
+  if (buffering()) {
+    // ClickHouseSinkTask.put: buffer.addAll, then flushBuffer -> putDirect
+    // of the whole buffer when a threshold is reached.
+    buffer_.add(batch);
+    if (!buffer_.flush_due(deps_.options->buffer_count, deps_.options->buffer_flush_time, host_.now())) {
+      host_.put_finished(PutOutcome::RETURNED, {});
+      return;
+    }
+    flushing_ = true;
+    records = &buffer_.contents();
+  }
   failed_.clear();
+  if (records->empty()) {  // ProxySinkTask.put: "No records sent to SinkTask"
+    host_.put_finished(PutOutcome::RETURNED, {});
+    return;
+  }
+  if (topic_wide()) {
+    // ProxySinkTask groups by topic: one group, in the records' order.
+    batch_ = *records;
+    insert_topic_wide();
+    return;
+  }
+  keys_.clear();
+  for (const auto& pb : *records) keys_.push_back(deps_.options->topics + "-" + std::to_string(pb.partition));
+  batch_.clear();
+  for (const std::size_t i : java_hashmap_order(keys_)) batch_.push_back((*records)[i]);
   index_ = 0;
   start_partition();
+}
+
+void ClickHouseSinkTask::pre_commit(const std::vector<int>& partitions,
+                                    std::vector<std::int64_t>& offsets) {
+  if (buffering()) {
+    // Only what a flush wrote; the flushed offsets are cleared once returned.
+    for (std::size_t i = 0; i < partitions.size(); ++i) offsets[i] = buffer_.flushed_offset(partitions[i]);
+    buffer_.clear_flushed();
+    return;
+  }
+  // currentOffsets back: with a topic-wide insert ("there is another way to
+  // reconcile data"), or reportInsertedOffsets=false (the default).
+  if (topic_wide() || !deps_.options->report_inserted_offsets) return;
+  // getInsertedOffsetsSnapshot, limited to the partitions asked for.
+  for (std::size_t i = 0; i < partitions.size(); ++i) {
+    offsets[i] = -1;
+    for (const auto& [p, next] : inserted_) {
+      if (p == partitions[i]) offsets[i] = next;
+    }
+  }
+}
+
+void ClickHouseSinkTask::close() {
+  // ClickHouseSinkTask.close: onPartitionRemoved drops the reported offsets,
+  // and the buffer drops the closed partitions' records.
+  buffer_.close();
+  inserted_.clear();
+}
+
+void ClickHouseSinkTask::note_inserted(int partition, std::int64_t next_offset) {
+  for (auto& [p, next] : inserted_) {
+    if (p == partition) {
+      next = next_offset;
+      return;
+    }
+  }
+  inserted_.emplace_back(partition, next_offset);
+}
+
+namespace {
+
+// ClickHouse deduplicates an insert without a token by the hash of its
+// block's data: here a fingerprint of the ranges the block holds, in order
+// (two 64-bit FNV-1a hashes; equal content gives an equal id).
+clickhouse::BlockId content_block_id(const std::vector<PartitionBatch>& batch) {
+  std::uint64_t a = 0xcbf29ce484222325ULL;
+  std::uint64_t b = 0x84222325cbf29ce4ULL;
+  const auto mix = [&](std::int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      const auto byte = static_cast<std::uint64_t>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xFFu);
+      a = (a ^ byte) * 0x100000001b3ULL;
+      b = (b ^ (byte + 0x5bu)) * 0x100000001b3ULL;
+    }
+  };
+  for (const auto& pb : batch) {
+    mix(pb.partition);
+    mix(pb.offsets.min);
+    mix(pb.offsets.max);
+    for (const auto& r : pb.again) {
+      mix(r.min);
+      mix(r.max);
+    }
+  }
+  return clickhouse::BlockId{clickhouse::BlockId::kDataHash, static_cast<std::int64_t>(a), static_cast<std::int64_t>(b), 0};
+}
+
+}  // namespace
+
+void ClickHouseSinkTask::insert_topic_wide() {
+  // Processing.doLogic with ignorePartitionsWhenBatching and exactlyOnce off:
+  // doInsert(records) at once, no state read or written, and a QueryIdentifier
+  // of partition -1, whose getDeduplicationToken is null.
+  const PartitionBatch& first = batch_.front();
+  insert_token_ = (insert_token_ + 1) & clickhouse::kReplyTokenMask;
+  clickhouse::InsertRequest request{first.partition,
+                                    first.offsets.min,
+                                    first.offsets.max,
+                                    content_block_id(batch_),
+                                    first.tag,
+                                    deps_.options->socket_timeout,
+                                    host_.insert_reply_address(),
+                                    insert_token_,
+                                    {}};
+  for (std::size_t i = 0; i < batch_.size(); ++i) {
+    const PartitionBatch& pb = batch_[i];
+    if (i > 0) request.also.push_back({pb.partition, pb.offsets.min, pb.offsets.max, pb.tag});
+    for (const auto& r : pb.again) {
+      request.also.push_back({pb.partition, r.min, r.max, ledger::InsertTag::REDELIVERY});
+    }
+  }
+  // When the insert returns, run_ops() finds nothing more to do and put() returns.
+  index_ = batch_.size() - 1;
+  decision_ = Decision{};
+  op_index_ = 0;
+  tag_ = first.tag;
+  phase_ = Phase::INSERT;
+  deps_.table->begin_insert(request);
 }
 
 bool ClickHouseSinkTask::has_reporter() const {
@@ -60,9 +194,14 @@ void ClickHouseSinkTask::start_partition() {
   if (index_ == batch_.size()) {
     // ProxySinkTask.put: partitions that failed under errors.tolerance=all
     // are handed to the reporter only now, after the loop.
-    for (const auto& pb : failed_) report(pb.partition, pb.offsets);
+    for (const auto& pb : failed_) {
+      report(pb.partition, pb.offsets);
+      for (const auto& r : pb.again) report(pb.partition, r);
+    }
     failed_.clear();
     phase_ = Phase::IDLE;
+    if (flushing_) buffer_.flushed(host_.now());  // flushBuffer: putDirect returned
+    flushing_ = false;
     host_.put_finished(PutOutcome::RETURNED, {});
     return;
   }
@@ -77,6 +216,7 @@ void ClickHouseSinkTask::start_partition() {
 void ClickHouseSinkTask::decide_partition() {
   const PartitionBatch& pb = batch_[index_];
   const StateRecord stored = state_->get(pb.partition);
+  stored_ = stored;
   decision_ = decide(stored, pb.offsets, tolerate_state_mismatch_);
   if (decision_.classified) {
     const std::size_t row = stored.state == ProcessingState::BEFORE_PROCESSING ? 0 : 1;
@@ -114,12 +254,13 @@ void ClickHouseSinkTask::run_ops() {
           return;
         }
         state_->set(pb.partition, StateRecord{op.state, op.records});
+        if (op.state == ProcessingState::AFTER_PROCESSING) note_inserted(pb.partition, op.records.max + 1);
         break;
       case SinkOpKind::INSERT: {
         // The answer, or the client's socket timeout, comes as on_insert_answer();
         // a client timeout does not cancel the server's insert (SPEC §4.4).
         insert_token_ = (insert_token_ + 1) & clickhouse::kReplyTokenMask;
-        const clickhouse::InsertRequest request{
+        clickhouse::InsertRequest request{
             pb.partition,
             op.records.min,
             op.records.max,
@@ -127,7 +268,14 @@ void ClickHouseSinkTask::run_ops() {
             tag_,
             deps_.options->socket_timeout,
             host_.insert_reply_address(),
-            insert_token_};
+            insert_token_,
+            {}};
+        // Records a buffer holds twice are in the list doInsert writes.
+        for (const auto& r : pb.again) {
+          const std::int64_t lo = std::max(r.min, op.records.min);
+          const std::int64_t hi = std::min(r.max, op.records.max);
+          if (lo <= hi) request.also.push_back({pb.partition, lo, hi, ledger::InsertTag::REDELIVERY});
+        }
         phase_ = Phase::INSERT;
         deps_.table->begin_insert(request);
         return;
@@ -148,6 +296,8 @@ void ClickHouseSinkTask::run_ops() {
         }
         break;
       case SinkOpKind::KEEP_STATE:
+        // onStateUpdate(stored): the stored range counts as inserted.
+        if (stored_.state == ProcessingState::AFTER_PROCESSING) note_inserted(pb.partition, stored_.range.max + 1);
         break;
     }
   }
@@ -169,6 +319,10 @@ void ClickHouseSinkTask::step() {
     case Phase::STATE_WRITE: {
       const SinkOp& op = decision_.ops[op_index_];
       if (keeper_map_applied_) state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
+      // KeeperStateProvider.setStateRecord reaches onStateUpdate only once
+      // its query returned.
+      if (keeper_map_status_ == clickhouse::QueryStatus::OK && op.state == ProcessingState::AFTER_PROCESSING)
+        note_inserted(batch_[index_].partition, op.records.max + 1);
       if (keeper_map_status_ != clickhouse::QueryStatus::OK) {
         // setStateRecord goes through ClickHouseHelperClient.queryV1, which
         // sends a query that threw a ClickHouseException (a server error, or

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/broker/partition_log.h"
@@ -18,19 +19,14 @@
 #include "models/ledger/ledger.h"
 #include "models/sink/connector_options.h"
 #include "models/sink/decision.h"
+#include "models/sink/partition_batch.h"
+#include "models/sink/put_buffer.h"
 #include "models/sink/sink_counters.h"
 #include "models/sink/sink_state.h"
 #include "sim/engine/time.h"
 #include "sim/engine/trace.h"
 
 namespace pipesim::sink {
-
-// The records of one partition in a put batch, contiguous offsets.
-struct PartitionBatch {
-  int partition = 0;
-  OffsetRange offsets;
-  ledger::InsertTag tag = ledger::InsertTag::NORMAL;  // why the framework delivers them
-};
 
 enum class PutOutcome : std::uint8_t { RETURNED, RETRIABLE, FAILED };
 
@@ -70,7 +66,21 @@ class ClickHouseSinkTask {
 
   // A new task instance: with in-memory state, the state is empty again.
   void start();
+  // ClickHouseSinkTask.put; the framework calls it with an empty batch too
+  // when a poll returns nothing (it matters only to a buffer's time flush).
   void put(const std::vector<PartitionBatch>& batch);
+  // ClickHouseSinkTask.preCommit: `offsets` come in as the framework's
+  // current offsets of `partitions` and go out as what the task provides,
+  // -1 for none (the framework keeps the last committed offset then).
+  void pre_commit(const std::vector<int>& partitions, std::vector<std::int64_t>& offsets);
+  // close(partitions) of every owned partition (a revocation, a lost
+  // assignment, a stop): buffered records and reported offsets go.
+  void close();
+  // An empty put now would flush the buffer by time (bufferFlushTime).
+  [[nodiscard]] bool time_flush_due(sim::Time now) const;
+  // Puts that insert what they are given, partition by partition, and
+  // commits of the put positions: what the aggregate path assumes.
+  [[nodiscard]] bool plain_puts() const;
   void step();
   // The outcome of an insert (the arg of the event sent to insert_reply_address()).
   void on_insert_answer(std::uint32_t reply);
@@ -81,6 +91,15 @@ class ClickHouseSinkTask {
  private:
   enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT };
 
+  [[nodiscard]] bool buffering() const { return deps_.options->buffer_count > 0; }
+  // ignorePartitionsWhenBatching without exactlyOnce (Processing.doLogic l.143).
+  [[nodiscard]] bool topic_wide() const {
+    return deps_.options->ignore_partitions_when_batching && !deps_.options->exactly_once;
+  }
+  // The whole batch in one INSERT, no state and no deduplication token.
+  void insert_topic_wide();
+  // BaseStateProviderImpl.onStateUpdate of an AFTER_PROCESSING record.
+  void note_inserted(int partition, std::int64_t next_offset);
   void start_partition();
   void decide_partition();
   void run_ops();
@@ -102,6 +121,12 @@ class ClickHouseSinkTask {
   bool tolerate_state_mismatch_;
   std::vector<PartitionBatch> batch_;  // in the order put() visits them
   std::vector<PartitionBatch> failed_;  // errors.tolerance=all: reported after the loop
+  PutBuffer buffer_;                     // bufferCount > 0
+  bool flushing_ = false;                // this put flushes the buffer
+  // lastInsertedOffsets of the state provider (reportInsertedOffsets):
+  // partition, one past the last range it inserted or kept.
+  std::vector<std::pair<int, std::int64_t>> inserted_;
+  StateRecord stored_;  // the partition's state as decide() saw it
   std::size_t index_ = 0;
   Decision decision_;
   std::size_t op_index_ = 0;

@@ -24,6 +24,7 @@ struct ConnectorOptions {
   bool errors_deadletterqueue_context_headers_enable = false;
   bool errors_log_enable = false;
   std::int64_t buffer_count = 0;
+  sim::Time buffer_flush_time{};  // 0: flush by size only
   bool ignore_partitions_when_batching = false;
   bool report_inserted_offsets = false;
   std::int64_t retry_count = 3;
@@ -47,11 +48,17 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
             o.errors_deadletterqueue_context_headers_enable, "error context headers on DLQ records");
   v.boolean("errors.log.enable", o.errors_log_enable, "log failed records");
   v.integer("bufferCount", o.buffer_count, 0, 2147483647,
-            "records buffered before an insert (refused with exactlyOnce)");
+            "records buffered across puts before one insert of them all; commits then cover "
+            "flushed records only (refused with exactlyOnce)");
+  v.millis("bufferFlushTime", o.buffer_flush_time, 0, 9223372036854LL,
+           "with bufferCount: a put also flushes once this long has passed since the last flush "
+           "(0: by size only)");
   v.boolean("ignorePartitionsWhenBatching", o.ignore_partitions_when_batching,
-            "one insert for all partitions of a put (exactlyOnce off only)");
+            "exactlyOnce off: one insert of all partitions of a put, without state or "
+            "deduplication token");
   v.boolean("reportInsertedOffsets", o.report_inserted_offsets,
-            "preCommit reports inserted offsets instead of put() positions");
+            "preCommit returns one past the last range each partition inserted (or found "
+            "already inserted) instead of the put positions");
   v.integer("retryCount", o.retry_count, 1, 2147483647,
             "attempts of a KeeperMap state write before its error (ClickHouseHelperClient.queryV1; "
             "reads are not retried)");
