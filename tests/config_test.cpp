@@ -731,11 +731,12 @@ TEST(ConfigConnector, SocketTimeoutComesFromJdbcConnectionProperties) {
   EXPECT_EQ(c.ignored, std::vector<std::string>{"connector.jdbcConnectionProperties.ssl"});
   c = load_text(R"({"connector": {"jdbcConnectionProperties": "socket_timeout=1500"}})");
   EXPECT_EQ(c.connector.socket_timeout, Time::millis(1500));
-  // timeoutSeconds is the start check's ping timeout: listed as ignored, and
-  // it does not touch the insert's timeout.
+  // timeoutSeconds is the start check's ping timeout: it does not touch the
+  // insert's timeout.
   c = load_text(R"({"connector": {"timeoutSeconds": 5}})");
   EXPECT_EQ(c.connector.socket_timeout, Time::millis(30000));
-  EXPECT_EQ(c.ignored, std::vector<std::string>{"connector.timeoutSeconds"});
+  EXPECT_EQ(c.connector.timeout_seconds, 5);
+  EXPECT_TRUE(c.ignored.empty());
 
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"jdbcConnectionProperties": "?socket_timeout=6s"}})")),
             "config error at connector.jdbcConnectionProperties.socket_timeout: expected a whole "

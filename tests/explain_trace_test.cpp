@@ -8,6 +8,7 @@
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
 #include "sim/report/chrome_trace.h"
+#include "sim/report/story_lines.h"
 
 namespace pipesim::pipeline {
 namespace {
@@ -69,6 +70,65 @@ TEST(Explain, GroupsDuplicatesWithTheirEntryPoint) {
   EXPECT_EQ(run.groups[0].ids.count, 9051 - 6000);
   EXPECT_EQ(run.groups[0].detail, "state_reset");
   EXPECT_GE(find(story(trace), "the restart failed again: the operator applies delete_state_row for task-0"), 0);
+}
+
+TEST(Explain, NamesTheEvictedConsumerAndTheAtLeastOnceReplay) {
+  // crash_replay_at_least_once: killed at 90.5 s, last commit 6000 at 60 s;
+  // the dead consumer (task-0's, on worker-0) is evicted 45 s after the
+  // kill; the new instance reads from 6000 and, with exactlyOnce off,
+  // inserts those records again.
+  sim::Trace trace(false);
+  (void)run_scenario_traced(lab("crash_replay_at_least_once.json"), 1, trace);
+  const auto lines = story(trace);
+  EXPECT_GE(find(lines, "00:02:15.500 the group coordinator evicts task-0's consumer (on worker-0, dead): its "
+                        "session.timeout.ms (45000 ms) expired"),
+            0);
+  const int replay = find(lines, "task-0 inserts partition 0 from offset 6000 again");
+  ASSERT_GE(replay, 0);
+  EXPECT_EQ(lines[static_cast<std::size_t>(replay)].substr(0, 12), "00:02:16.002");
+  // Told once per partition and instance, not for every replayed batch.
+  EXPECT_EQ(find(std::vector<std::string>(lines.begin() + replay + 1, lines.end()), "again: records read again"), -1);
+}
+
+TEST(Explain, TellsOnlyTheConfiguredErrorToleranceOutcome) {
+  sim::Trace none(false);
+  (void)run_scenario_traced(lab("crash_exactly_once_mismatch.json"), 1, none);
+  const auto a = story(none);
+  EXPECT_GE(find(a, "errors.tolerance=none, so the task fails. A restart from the same committed offset"), 0);
+  EXPECT_EQ(find(a, "errors.tolerance=all"), -1);
+  sim::Trace all(false);
+  (void)run_scenario_traced(lab("crash_exactly_once_dlq.json"), 1, all);
+  const auto b = story(all);
+  EXPECT_GE(find(b, "errors.tolerance=all, so this partition's records go to the DLQ and their offsets are "
+                    "committed."),
+            0);
+  EXPECT_EQ(find(b, "the task fails"), -1);
+  EXPECT_EQ(find(b, "A restart from the same committed offset fails again"), -1);
+}
+
+TEST(Explain, CollapsesLinesThatRepeatEarlierOnes) {
+  // The report_inserted_offsets lab fails, restarts and fails again the same
+  // way for 50 minutes: after the first rounds, its story is runs of lines
+  // seen before, each told as one line.
+  sim::Trace trace(false);
+  (void)run_scenario_traced(lab("report_inserted_offsets_failing_task_commits_nothing.json"), 1, trace);
+  const sim::StoryLines told = sim::story_lines(trace);
+  EXPECT_LT(told.lines.size(), told.records);
+  std::set<std::string> texts;
+  std::size_t collapsed = 0, hidden = 0;
+  for (const auto& line : told.lines) {
+    const std::string text = line.substr(14);  // after "HH:MM:SS.mmm  "
+    const auto repeat = text.find(" lines that repeat earlier ones word for word");
+    if (repeat != std::string::npos) {
+      ++collapsed;
+      hidden += std::stoul(text.substr(text.find(": ") + 2));
+      continue;
+    }
+    EXPECT_TRUE(texts.insert(text).second) << "told twice: " << text;
+  }
+  EXPECT_GE(collapsed, 1u);
+  // Nothing lost: each story record is a line or counted in a collapsed one.
+  EXPECT_EQ(told.lines.size() - collapsed + hidden, told.records);
 }
 
 TEST(Explain, TracingDoesNotChangeTheRun) {

@@ -140,5 +140,40 @@ TEST(SinkOptionsLab, ReportInsertedOffsetsMakesAFailingTaskCommitNothing) {
   EXPECT_EQ(current["pending_records"], 0);
 }
 
+// task_fails_at_start_while_clickhouse_is_down: 1 partition at 50 records/s,
+// one replica, down (connections refused) from 61 s for 4 min; the worker
+// is killed at 90 s and back at 120 s (worker_restart_delay 30 s). The new
+// task instance's SinkTask.start pings the only server: three refused
+// attempts (retryCount 3, 1 ms each), so ClickHouseWriter.start returns
+// false and ProxySinkTask.start throws "Connection to ClickHouse is not
+// active.": FAILED at 120.003 s, before its consumer ever joined. The
+// operator restarts it 5 min later (420.003 s); the server is back since
+// 301 s. Downtime: 30 s down + 300 s FAILED. The replay from the last commit
+// (3000, at 60 s) re-inserts 3000..3049, put in the second before the crash.
+TEST(SinkStartLab, TaskFailsAtStartWhileClickHouseIsDown) {
+  const Lab m("task_fails_at_start_while_clickhouse_is_down.json");
+  EXPECT_EQ(m["task_failures"], 1);
+  EXPECT_NEAR(m["task_downtime_s"], 30 + 300, 1e-6);
+  EXPECT_EQ(m["duplicate_rows"], 50);
+  EXPECT_EQ(m["pending_records"], 0);
+  // A dead host instead (the client waits): three pings of timeoutSeconds
+  // (30 s) each, FAILED at 210 s; restarted at 510 s. Downtime the same.
+  nlohmann::json raw = lab_json("task_fails_at_start_while_clickhouse_is_down.json");
+  raw["faults"][0]["hang"] = true;
+  const Lab hang(raw);
+  EXPECT_EQ(hang["task_failures"], 1);
+  EXPECT_NEAR(hang["task_downtime_s"], 30 + 300, 1e-6);
+}
+
+TEST(SinkStartLab, ATaskStartedWithTheServerUpDoesNotCheckAgain) {
+  // The replica comes back before the worker: the start queries answer and
+  // the task runs at once; its inserts would have failed retriably anyway.
+  nlohmann::json raw = lab_json("task_fails_at_start_while_clickhouse_is_down.json");
+  raw["faults"][0]["duration"] = "50s";
+  const Lab m(raw);
+  EXPECT_EQ(m["task_failures"], 0);
+  EXPECT_NEAR(m["task_downtime_s"], 30, 1e-6);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline

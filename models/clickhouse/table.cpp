@@ -88,6 +88,7 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
       outcome_stream_(seed, "clickhouse/insert-outcome"),
       replica_choice_(seed, "clickhouse/replica-choice"),
       keeper_map_choice_(seed, "clickhouse/replica-choice/keeper-map"),
+      server_query_choice_(seed, "clickhouse/replica-choice/server-query"),
       unknown_commit_stream_(seed, "clickhouse/unknown-commit"),
       window_(options.replicated_deduplication_window >= 0 ? options.replicated_deduplication_window
                                                            : default_window_blocks(options.version),
@@ -543,6 +544,21 @@ bool ReplicatedTable::active(int replica) const {
   // A crashed server's ephemeral is_active node lives until its session times out.
   if (rep.down) return sim_.now() < rep.crashed_at + keeper_.options().session_timeout;
   return !rep.read_only;
+}
+
+QueryAnswer ReplicatedTable::server_query(sim::Time timeout) {
+  const int r = static_cast<int>(server_query_choice_.below(replicas_.size()));
+  const Replica& rep = replicas_[static_cast<std::size_t>(r)];
+  if (!rep.down) return QueryAnswer{kNetworkRoundTrip, QueryStatus::OK};
+  return rep.hang ? QueryAnswer{timeout, QueryStatus::CLIENT_TIMEOUT}
+                  : QueryAnswer{kNetworkRoundTrip, QueryStatus::NETWORK_ERROR};
+}
+
+bool ReplicatedTable::any_replica_down() const {
+  for (const auto& rep : replicas_) {
+    if (rep.down) return true;
+  }
+  return false;
 }
 
 QueryAnswer ReplicatedTable::keeper_map_query(int requests) {

@@ -149,6 +149,12 @@ class ReplicatedTable final : public sim::Component {
   [[nodiscard]] sim::Time quorum_wait();
   // A KeeperMap query of `requests` Keeper requests, via one replica.
   QueryAnswer keeper_map_query(int requests);
+  // A query that needs only a live server (a ping, SELECT version(), SHOW
+  // TABLES, CREATE TABLE IF NOT EXISTS of an existing table), via one
+  // replica: a dead host lets the client wait `timeout`, a dead server
+  // process refuses the connection.
+  QueryAnswer server_query(sim::Time timeout);
+  [[nodiscard]] bool any_replica_down() const;
 
   void handle(const sim::Event& event) override;
 
@@ -273,6 +279,7 @@ class ReplicatedTable final : public sim::Component {
   sim::RandomStream outcome_stream_;
   sim::RandomStream replica_choice_;
   sim::RandomStream keeper_map_choice_;
+  sim::RandomStream server_query_choice_;
   sim::RandomStream unknown_commit_stream_;
   sim::Time stall_until_{};
   double stall_server_commits_ = 1.0;

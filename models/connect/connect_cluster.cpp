@@ -195,7 +195,7 @@ void ConnectCluster::kill_worker(int worker) {
     if (was_member) {
       // Nobody notices until the member's session expires.
       ++unevicted_;
-      plan(options_.session_timeout, kEvict);
+      plan(options_.session_timeout, kEvict, static_cast<std::uint32_t>(t->index()));
     }
   }
   plan(options_.worker_restart_delay, kWorkerBack, static_cast<std::uint32_t>(worker));
@@ -258,7 +258,10 @@ void ConnectCluster::handle(const sim::Event& e) {
       return;
     case kEvict:
       --unevicted_;
-      story("evict", "the group coordinator evicts a dead consumer (session.timeout.ms expired)");
+      story("evict", "the group coordinator evicts task-" + std::to_string(e.arg) + "'s consumer (on worker-" +
+                         std::to_string(worker_of(static_cast<int>(e.arg))) +
+                         ", dead): its session.timeout.ms (" +
+                         std::to_string(options_.session_timeout.us / 1000) + " ms) expired");
       request_rebalance();
       return;
     case kWorkerBack: {
@@ -347,17 +350,24 @@ void ConnectCluster::task_failed(int t, const sink::PutFailure& failure) {
   // same error on the same partition as then (a restart that put other
   // partitions' records first, then stopped where it stopped before).
   remediate_[i] = failures_since_progress_[i] > 0 ||
-                  (failure.partition == failed_partition_[i] && failure.error == failed_error_[i]);
+                  (failure.start_error == nullptr && failure.partition == failed_partition_[i] &&
+                   failure.error == failed_error_[i]);
   ++failures_since_progress_[i];
   failed_partition_[i] = failure.partition;
   failed_error_[i] = failure.error;
-  story("task_failed",
-        task(t).name() + " FAILED (" +
-            (failure.error == sink::DecisionError::NONE
-                 ? std::string("Tolerance exceeded in error handler")
-                 : std::string(sink::to_string(failure.error))) +
-            ", partition " + std::to_string(failure.partition) +
-            "); its consumer leaves the group; it stays FAILED until someone restarts it");
+  if (failure.start_error != nullptr) {
+    story("task_failed", task(t).name() + " FAILED at start (" + failure.start_error +
+                             "): a start query reached a ClickHouse server that is down; it "
+                             "stays FAILED until someone restarts it");
+  } else {
+    story("task_failed",
+          task(t).name() + " FAILED (" +
+              (failure.error == sink::DecisionError::NONE
+                   ? std::string("Tolerance exceeded in error handler")
+                   : std::string(sink::to_string(failure.error))) +
+              ", partition " + std::to_string(failure.partition) +
+              "); its consumer leaves the group; it stays FAILED until someone restarts it");
+  }
   // The FAILED task's consumer closes and leaves the group: its partitions
   // move to the other tasks, which may fail on them in turn.
   task_left(t);

@@ -55,8 +55,20 @@ void WorkerSinkTask::start_instance() {
   joining_ = true;
   next_commit_ = first_commit_ != sim::Time::max() ? first_commit_ : sim_.now() + options_.offset_flush_interval;
   first_commit_ = sim::Time::max();
-  connector_.start();
-  listener_.task_started(index_);
+  // initializeAndStart: SinkTask.start runs before the first poll, so the
+  // consumer joins the group only once it returned.
+  if (connector_.start()) listener_.task_started(index_);
+}
+
+void WorkerSinkTask::start_finished(bool ok, const char* error) {
+  if (ok) {
+    listener_.task_started(index_);
+    return;
+  }
+  // SinkTask.start threw: the task is FAILED before its consumer ever polled.
+  ++counters_.failures;
+  go_down(TaskStatus::FAILED);
+  listener_.task_failed(index_, sink::PutFailure{-1, sink::DecisionError::NONE, error});
 }
 
 void WorkerSinkTask::go_down(TaskStatus status) {

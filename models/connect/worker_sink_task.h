@@ -147,6 +147,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
     return clickhouse::ReplyAddress{id_, kInsertAnswer};
   }
   void put_finished(sink::PutOutcome outcome, sink::PutFailure failure) override;
+  void start_finished(bool ok, const char* error) override;
 
  private:
   // Puts in a row that must look caught up before the task may go on in aggregate.

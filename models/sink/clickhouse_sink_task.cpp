@@ -15,7 +15,7 @@ ClickHouseSinkTask::ClickHouseSinkTask(SinkTaskHost& host, const SinkDependencie
       state_(state),
       tolerate_state_mismatch_(deps.options->tolerate_state_mismatch) {}
 
-void ClickHouseSinkTask::start() {
+bool ClickHouseSinkTask::start() {
   // ProxySinkTask creates an InMemoryState per task instance; KeeperMap
   // state lives in ClickHouse and survives.
   if (!state_->keeper_map()) state_->clear();
@@ -24,7 +24,77 @@ void ClickHouseSinkTask::start() {
   buffer_.reset(host_.now());
   flushing_ = false;
   inserted_.clear();
+  replays_told_.clear();
   phase_ = Phase::IDLE;
+  // With every server up each start query answers in a round trip: the
+  // task polls at once (their milliseconds are not modelled).
+  if (!deps_.table->any_replica_down()) return true;
+  // exactlyOnce: the KeeperStateProvider constructor pings (its result only
+  // logged) and sends CREATE TABLE IF NOT EXISTS ... ENGINE=KeeperMap; then
+  // ClickHouseWriter.start pings, reads version() and the table mapping.
+  start_query_ = state_->keeper_map() ? StartQuery::STATE_PING : StartQuery::PING;
+  start_attempts_ = 0;
+  phase_ = Phase::STARTING;
+  send_start_query();
+  return false;
+}
+
+void ClickHouseSinkTask::send_start_query() {
+  // A ping waits timeoutSeconds (ClickHouseHelperClient.pingV1), a query the
+  // client's socket_timeout.
+  const bool ping = start_query_ == StartQuery::STATE_PING || start_query_ == StartQuery::PING;
+  const sim::Time timeout =
+      ping ? sim::Time::seconds(deps_.options->timeout_seconds) : deps_.options->socket_timeout;
+  ++start_attempts_;
+  const clickhouse::QueryAnswer answer = deps_.table->server_query(timeout);
+  keeper_map_status_ = answer.status;
+  host_.schedule_step(answer.latency);
+}
+
+void ClickHouseSinkTask::start_step() {
+  const bool ok = keeper_map_status_ == clickhouse::QueryStatus::OK;
+  // pingV1 tries retryCount times; queryV1 sends a failed query again at
+  // once, retryCount attempts in all. version() and the mapping are asked
+  // once: ClickHouseWriter.start returns false on their failure.
+  const bool retried = start_query_ == StartQuery::STATE_PING || start_query_ == StartQuery::PING ||
+                       start_query_ == StartQuery::CREATE_STATE_TABLE;
+  if (!ok && retried && start_attempts_ < deps_.options->retry_count) {
+    send_start_query();
+    return;
+  }
+  start_attempts_ = 0;
+  switch (start_query_) {
+    case StartQuery::STATE_PING:  // "Unable to ping Clickhouse server." and on
+      start_query_ = StartQuery::CREATE_STATE_TABLE;
+      send_start_query();
+      return;
+    case StartQuery::CREATE_STATE_TABLE:
+      if (!ok) {
+        phase_ = Phase::IDLE;
+        host_.start_finished(false, "the KeeperMap state table's CREATE TABLE IF NOT EXISTS failed");
+        return;
+      }
+      start_query_ = StartQuery::PING;
+      send_start_query();
+      return;
+    case StartQuery::PING:
+    case StartQuery::VERSION:
+    case StartQuery::TABLES:
+      if (!ok) {
+        // ProxySinkTask.start: dbWriter.start returned false.
+        phase_ = Phase::IDLE;
+        host_.start_finished(false, "Connection to ClickHouse is not active.");
+        return;
+      }
+      if (start_query_ != StartQuery::TABLES) {
+        start_query_ = start_query_ == StartQuery::PING ? StartQuery::VERSION : StartQuery::TABLES;
+        send_start_query();
+        return;
+      }
+      phase_ = Phase::IDLE;
+      host_.start_finished(true, nullptr);
+      return;
+  }
 }
 
 bool ClickHouseSinkTask::plain_puts() const {
@@ -52,6 +122,7 @@ void ClickHouseSinkTask::put(const std::vector<PartitionBatch>& batch) {
     records = &buffer_.contents();
   }
   failed_.clear();
+  tell_replays(*records);
   if (records->empty()) {  // ProxySinkTask.put: "No records sent to SinkTask"
     host_.put_finished(PutOutcome::RETURNED, {});
     return;
@@ -95,6 +166,27 @@ void ClickHouseSinkTask::close() {
   // and the buffer drops the closed partitions' records.
   buffer_.close();
   inserted_.clear();
+  replays_told_.clear();
+}
+
+void ClickHouseSinkTask::tell_replays(const std::vector<PartitionBatch>& records) {
+  auto* t = host_.trace();
+  if (t == nullptr || deps_.options->exactly_once) return;
+  for (const auto& pb : records) {
+    if (pb.tag != ledger::InsertTag::REPLAY ||
+        std::find(replays_told_.begin(), replays_told_.end(), pb.partition) != replays_told_.end()) {
+      continue;
+    }
+    replays_told_.push_back(pb.partition);
+    t->story(host_.now(), host_.name(), "replay",
+             host_.name() + " inserts partition " + std::to_string(pb.partition) + " from offset " +
+                 std::to_string(pb.offsets.min) +
+                 " again: records read again from the last commit (at-least-once, exactlyOnce=false "
+                 "keeps no state that could skip them); rows ClickHouse already has are written a "
+                 "second time unless a block with the same " +
+                 (topic_wide() ? std::string("data") : std::string("token")) +
+                 " is still in the dedup window");
+  }
 }
 
 void ClickHouseSinkTask::note_inserted(int partition, std::int64_t next_offset) {
@@ -340,6 +432,9 @@ void ClickHouseSinkTask::step() {
       run_ops();
       return;
     }
+    case Phase::STARTING:
+      start_step();
+      return;
     case Phase::INSERT:
     case Phase::IDLE:
       break;
@@ -390,8 +485,10 @@ void ClickHouseSinkTask::throw_non_retriable(DecisionError error) {
   if (auto* t = host_.trace()) {
     const PartitionBatch& pb = batch_[index_];
     const DecideCase c{state_->get(pb.partition), pb.offsets, tolerate_state_mismatch_, true};
+    const ErrorHandling handling{deps_.options->errors_tolerance == "all",
+                                 !deps_.options->errors_deadletterqueue_topic_name.empty()};
     t->story(host_.now(), host_.name(), std::string(to_string(error)),
-             host_.name() + ", partition " + std::to_string(pb.partition) + ": " + explain_decision(c, decision_),
+             host_.name() + ", partition " + std::to_string(pb.partition) + ": " + explain_decision(c, decision_, &handling),
              {{"partition", pb.partition}, {"batch", {pb.offsets.min, pb.offsets.max}}});
   }
   switch (error) {

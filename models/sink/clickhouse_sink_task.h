@@ -34,6 +34,7 @@ enum class PutOutcome : std::uint8_t { RETURNED, RETRIABLE, FAILED };
 struct PutFailure {
   int partition = -1;
   DecisionError error = DecisionError::NONE;  // NONE: "Tolerance exceeded" on a DLQ send
+  const char* start_error = nullptr;          // SinkTask.start threw this (no put ran)
 };
 
 // What the framework (WorkerSinkTask) offers the connector.
@@ -50,6 +51,8 @@ class SinkTaskHost {
   [[nodiscard]] virtual clickhouse::ReplyAddress insert_reply_address() const = 0;
   // put() has ended; may be called from within put().
   virtual void put_finished(PutOutcome outcome, PutFailure failure) = 0;
+  // start() that returned false has ended: the task may poll, or it failed.
+  virtual void start_finished(bool ok, const char* error) = 0;
 };
 
 struct SinkDependencies {
@@ -64,8 +67,11 @@ class ClickHouseSinkTask {
  public:
   ClickHouseSinkTask(SinkTaskHost& host, const SinkDependencies& deps, SinkStateStore* state);
 
-  // A new task instance: with in-memory state, the state is empty again.
-  void start();
+  // A new task instance (SinkTask.start): with in-memory state, the state is
+  // empty again. True when the task may poll at once; false when its start
+  // queries wait for an answer (a ClickHouse replica is down): the outcome
+  // comes as host.start_finished().
+  [[nodiscard]] bool start();
   // ClickHouseSinkTask.put; the framework calls it with an empty batch too
   // when a poll returns nothing (it matters only to a buffer's time flush).
   void put(const std::vector<PartitionBatch>& batch);
@@ -89,7 +95,12 @@ class ClickHouseSinkTask {
   [[nodiscard]] SinkStateStore& state() { return *state_; }
 
  private:
-  enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT };
+  enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT, STARTING };
+  // The queries of SinkTask.start in v1.3.9, in order.
+  enum class StartQuery : std::uint8_t { STATE_PING, CREATE_STATE_TABLE, PING, VERSION, TABLES };
+
+  void send_start_query();
+  void start_step();
 
   [[nodiscard]] bool buffering() const { return deps_.options->buffer_count > 0; }
   // ignorePartitionsWhenBatching without exactlyOnce (Processing.doLogic l.143).
@@ -98,6 +109,9 @@ class ClickHouseSinkTask {
   }
   // The whole batch in one INSERT, no state and no deduplication token.
   void insert_topic_wide();
+  // explain: the first records of each partition read again after a restart
+  // or rebalance, with exactlyOnce off, are inserted again.
+  void tell_replays(const std::vector<PartitionBatch>& records);
   // BaseStateProviderImpl.onStateUpdate of an AFTER_PROCESSING record.
   void note_inserted(int partition, std::int64_t next_offset);
   void start_partition();
@@ -127,6 +141,7 @@ class ClickHouseSinkTask {
   // partition, one past the last range it inserted or kept.
   std::vector<std::pair<int, std::int64_t>> inserted_;
   StateRecord stored_;  // the partition's state as decide() saw it
+  std::vector<int> replays_told_;  // partitions whose replay explain has told
   std::size_t index_ = 0;
   Decision decision_;
   std::size_t op_index_ = 0;
@@ -135,6 +150,8 @@ class ClickHouseSinkTask {
   clickhouse::QueryStatus keeper_map_status_ = clickhouse::QueryStatus::OK;
   bool keeper_map_applied_ = false;  // the server applied the last KeeperMap query
   std::int64_t write_attempts_ = 0;  // of the current state write (retryCount)
+  StartQuery start_query_ = StartQuery::PING;
+  std::int64_t start_attempts_ = 0;
   // Numbers this task's inserts, across task instances, so that an answer
   // meant for an earlier insert (or instance) is recognised and dropped.
   std::uint32_t insert_token_ = 0;

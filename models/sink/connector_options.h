@@ -28,6 +28,7 @@ struct ConnectorOptions {
   bool ignore_partitions_when_batching = false;
   bool report_inserted_offsets = false;
   std::int64_t retry_count = 3;
+  std::int64_t timeout_seconds = 30;  // the start check's ping
 };
 
 template <class V, class O>
@@ -62,11 +63,11 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
   v.integer("retryCount", o.retry_count, 1, 2147483647,
             "attempts of a KeeperMap state write before its error (ClickHouseHelperClient.queryV1; "
             "reads are not retried)");
+  v.integer("timeoutSeconds", o.timeout_seconds, 1, 2147483,
+            "the ping timeout of a task's start check (ClickHouseHelperClient.ping, retryCount "
+            "attempts); inserts and state queries wait socket_timeout");
   v.ignored({"connector.class", "hostname", "port", "username", "password",
              "database", "ssl", "sslrootcert", "clickhouseSettings",
-             // The ping timeout of the task's start check only (ClickHouseHelperClient.ping);
-             // the client's socket_timeout bounds inserts and state queries.
-             "timeoutSeconds",
              "topic2TableMap", "key.converter", "value.converter", "key.converter.schemas.enable",
              "value.converter.schemas.enable", "schemas.enable", "zkPath", "zkDatabase",
              "keeperOnCluster", "suppressTableExistenceException", "errors.retry.timeout",

@@ -286,12 +286,25 @@ std::string dropped_below_text(const OffsetRange s, const OffsetRange b) {
          ", below the stored min, are dropped.";
 }
 
-// Completes "the connector ..." or "it ...".
-std::string thrown_text(const std::string_view message) {
-  return "throws \"" + std::string(message) +
-         "\" before any write: with errors.tolerance=none the task fails, with "
-         "errors.tolerance=all this partition's records go to the DLQ (if one is configured) "
-         "and their offsets are committed.";
+// Completes "the connector ..." or "it ...": what the framework does with
+// the exception, the configured errors.tolerance's outcome when known.
+std::string thrown_text(const std::string_view message, const ErrorHandling* handling) {
+  const std::string thrown = "throws \"" + std::string(message) + "\" before any write: ";
+  if (handling == nullptr) {
+    return thrown +
+           "with errors.tolerance=none the task fails, with errors.tolerance=all this "
+           "partition's records go to the DLQ (if one is configured) and their offsets are "
+           "committed.";
+  }
+  if (!handling->tolerance_all) return thrown + "errors.tolerance=none, so the task fails.";
+  if (handling->has_dlq) {
+    return thrown +
+           "errors.tolerance=all, so this partition's records go to the DLQ and their offsets "
+           "are committed.";
+  }
+  return thrown +
+         "errors.tolerance=all without a DLQ, so this partition's records are kept nowhere and "
+         "their offsets are committed.";
 }
 
 std::string explain_none(const DecideCase& c, const Decision& d) {
@@ -310,7 +323,7 @@ std::string explain_zero(const Decision& d) {
          "these records were inserted before and are inserted again.";
 }
 
-std::string explain_before(const DecideCase& c, const Decision& d) {
+std::string explain_before(const DecideCase& c, const Decision& d, const ErrorHandling* handling) {
   const OffsetRange s = c.stored.range;
   const OffsetRange b = c.batch;
   const std::string head = position_text(s, b) + " (" + std::string(to_string(d.range_state)) +
@@ -333,7 +346,7 @@ std::string explain_before(const DecideCase& c, const Decision& d) {
              " stays stored until the insert succeeds).";
     case RangeState::CONTAINS:
       return head + "; the connector cannot tell which of these records were inserted, so it " +
-             thrown_text("BEFORE_PROCESSING: State CONTAINS") +
+             thrown_text("BEFORE_PROCESSING: State CONTAINS", handling) +
              " tolerateStateMismatch does not apply to this case.";
     case RangeState::OVER_LAPPING: {
       const auto ops = d.side_effects();
@@ -358,11 +371,11 @@ std::string explain_before(const DecideCase& c, const Decision& d) {
   return head +
          "; the batch starts below the stored min (not at offset 0) and ends before the "
          "stored max, a case no rule covers for BEFORE_PROCESSING, so the connector " +
-         thrown_text("BEFORE_PROCESSING: ERROR State") +
+         thrown_text("BEFORE_PROCESSING: ERROR State", handling) +
          " tolerateStateMismatch does not apply to this case.";
 }
 
-std::string explain_after(const DecideCase& c, const Decision& d) {
+std::string explain_after(const DecideCase& c, const Decision& d, const ErrorHandling* handling) {
   const OffsetRange s = c.stored.range;
   const OffsetRange b = c.batch;
   const std::string head = position_text(s, b) + " (" + std::string(to_string(d.range_state)) +
@@ -402,14 +415,18 @@ std::string explain_after(const DecideCase& c, const Decision& d) {
                std::to_string(b.count()) +
                " records: no insert, no state write, no offset reported as inserted.";
       }
-      return replay + "so the connector " + thrown_text("AFTER_PROCESSING: State MISMATCH") +
-             " A restart from the same committed offset fails again; "
-             "tolerateStateMismatch=true would skip the batch.";
+      std::string text = replay + "so the connector " +
+                         thrown_text("AFTER_PROCESSING: State MISMATCH", handling);
+      if (handling == nullptr || !handling->tolerance_all) {
+        text += " A restart from the same committed offset fails again; "
+                "tolerateStateMismatch=true would skip the batch.";
+      }
+      return text;
     }
     case RangeState::ERROR:
       break;
   }
-  return head + "; the connector " + thrown_text("AFTER_PROCESSING: ERROR State") +
+  return head + "; the connector " + thrown_text("AFTER_PROCESSING: ERROR State", handling) +
          " (v1.3.9 never gets here: PREVIOUS is returned first).";
 }
 
@@ -493,14 +510,14 @@ std::string format_decision(const DecideCase& c, const Decision& d) {
   return s;
 }
 
-std::string explain_decision(const DecideCase& c, const Decision& d) {
+std::string explain_decision(const DecideCase& c, const Decision& d, const ErrorHandling* handling) {
   switch (c.stored.state) {
     case ProcessingState::NONE:
       return explain_none(c, d);
     case ProcessingState::BEFORE_PROCESSING:
-      return explain_before(c, d);
+      return explain_before(c, d, handling);
     case ProcessingState::AFTER_PROCESSING:
-      return explain_after(c, d);
+      return explain_after(c, d, handling);
   }
   return {};
 }

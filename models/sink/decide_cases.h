@@ -34,8 +34,17 @@ using ParsedDecideCase = std::variant<DecideCase, std::string>;
 // The answer line (no newline): the input's four keys in SPEC order, then "ops" and "error".
 [[nodiscard]] std::string format_decision(const DecideCase& c, const Decision& d);
 
-// What the connector does with this batch and why, in plain language.
-[[nodiscard]] std::string explain_decision(const DecideCase& c, const Decision& d);
+// How the task's errors.tolerance handles an error the connector throws.
+struct ErrorHandling {
+  bool tolerance_all = false;  // errors.tolerance=all
+  bool has_dlq = false;        // errors.deadletterqueue.topic.name is set
+};
+
+// What the connector does with this batch and why, in plain language. With
+// `handling` (a run's config) a thrown error is told with that outcome only;
+// without (pipesim decide), with both.
+[[nodiscard]] std::string explain_decision(const DecideCase& c, const Decision& d,
+                                           const ErrorHandling* handling = nullptr);
 
 // Answers every non-blank line of `in` on `out`, in order, flushing whenever the input has
 // nothing buffered (so a caller may feed it line by line). On the first bad line it writes

@@ -7,6 +7,7 @@
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
+#include "sim/report/story_lines.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {
@@ -81,13 +82,9 @@ int execute(const ExplainArgs& args) {
     return 0;
   }
   std::cout << "pipesim explain  config " << pipeline::config_digest(config) << "  seed " << args.seed << "\n\n";
-  std::size_t lines = 0;
-  for (const auto& r : trace.records()) {
-    if (r.story.empty()) continue;
-    std::cout << sim::format_clock(r.at) << "  " << r.story << "\n";
-    ++lines;
-  }
-  if (lines == 0) std::cout << "(nothing happened but records flowing: no fault fired)\n";
+  const sim::StoryLines story = sim::story_lines(trace);
+  for (const auto& line : story.lines) std::cout << line << "\n";
+  if (story.records == 0) std::cout << "(nothing happened but records flowing: no fault fired)\n";
   const auto n = [&](const char* name) { return sim::format_number(metric(run.metrics, name)); };
   std::cout << "\noutcome: " << n("records_produced") << " records produced, " << n("clickhouse_rows")
             << " rows in ClickHouse, " << n("duplicate_rows") << " duplicate rows, " << n("lost_records")
