@@ -44,6 +44,17 @@ BEHAVIOUR = {
     "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
                                           "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "
                                           "two partitions, each re-inserted once",
+    "report_inserted_offsets_failing_task_commits_nothing": "reportInsertedOffsets=true: the failing put "
+                                                            "inserted p0 beyond the returned puts, so its closing "
+                                                            "commit moves nothing and every restart replays the "
+                                                            "same batches",
+    "buffer_count_failed_flush_holds_a_batch_twice": "bufferCount: a flush that times out keeps the buffer, and the "
+                                                     "batch put again is appended again: 2 redeliveries, record "
+                                                     "3999 inserted 3 times",
+    "buffer_count_topic_wide_insert_has_no_token": "bufferCount with ignorePartitionsWhenBatching: no dedup token, "
+                                                   "three attempts with different data, all written",
+    "task_fails_at_start_while_clickhouse_is_down": "SinkTask.start pings a ClickHouse server that is down: the "
+                                                    "restarted task is FAILED at start until the operator restarts it",
     "runbook_tolerate_then_revert": "runbook tolerate_then_revert: the replay is skipped, then the setting reverted",
     "state_wipe_then_replay": "the KeeperMap table recreated empty while the task is down: the replay is inserted "
                               "again (state_reset)",
