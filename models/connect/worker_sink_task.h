@@ -1,7 +1,9 @@
 // One sink task as Kafka 3.7's WorkerSinkTask runs it (SPEC §4.3):
-//   iteration(): commit if offset.flush.interval.ms has passed (the position
-//   just past the last record whose put() returned); poll up to
-//   max.poll.records; put(batch).
+//   iteration(): commit if offset.flush.interval.ms has passed (what the
+//   connector's preCommit returns for the positions just past the last
+//   record whose put() returned: those, or its flushed or inserted offsets);
+//   poll up to max.poll.records; put(batch). A new instance joins the group
+//   once SinkTask.start returned (it may fail there instead).
 //   - put() returned: those offsets count as processed;
 //   - RetriableException: pause, and put() the same batch again when the
 //     next poll returns, i.e. after waiting until the next commit time;
