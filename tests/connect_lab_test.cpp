@@ -95,15 +95,19 @@ TEST(ConnectLab, CrashDuringAnInsertLeavesBeforeProcessingAndErrorStateThatToler
 // [2500,2999] returns at ~60.002 s and that iteration commits offset 3000.
 // [3000,3499] is put at 69.985 s into a stalled server that will not commit
 // it (insert_timeout from 60 s for 60 s, server_commits 0): stored
-// BEFORE_PROCESSING [3000,3499]. At 75 s a config change (max.poll.records
-// 200) restarts the task; its put outlives task.shutdown.graceful.timeout.ms,
-// so it is abandoned at 80 s without a commit. The new instance reads from
-// 3000: [3000,3199] and [3200,3399] are State CONTAINS, swallowed
-// (errors.tolerance=all) and sent to the reporter; [3400,3599] overlaps:
-// [3400,3499] go to the reporter as DuplicateException, [3500,3599] is
-// written BEFORE and inserted (into the stall: a client timeout, so a
-// RetriableException; the redelivery at the next commit tick, 140.5 s, is
-// SAME and commits). [3000,3499] never reaches ClickHouse.
+// BEFORE_PROCESSING [3000,3499], its insert sent at 69.988 s. At 75 s a
+// config change (max.poll.records 200) restarts the task; its put outlives
+// task.shutdown.graceful.timeout.ms, so at 80 s the worker cancels it
+// (WorkerTask.cancel): the orphan's put goes on until the insert's client
+// timeout (socket_timeout 30 s, 99.988 s), its consumer stays in the group
+// until then and leaves without a commit. The new instance's rebalance is
+// done at 100.488 s; it reads from 3000: [3000,3199] and [3200,3399] are
+// State CONTAINS, swallowed (errors.tolerance=all) and sent to the reporter;
+// [3400,3599] overlaps: [3400,3499] go to the reporter as
+// DuplicateException, [3500,3599] is written BEFORE and inserted (into the
+// stall: a client timeout at 130.493 s, so a RetriableException; the
+// redelivery at the next commit tick, 99.988 + 60 = 159.988 s, is SAME and
+// commits). [3000,3499] never reaches ClickHouse.
 
 TEST(ConnectLab, UnknownInsertThenSmallerPollsEndsOnlyInTheDlq) {
   const Lab m("unknown_insert_then_smaller_polls_with_dlq.json");
@@ -129,11 +133,12 @@ TEST(ConnectLab, UnknownInsertThenSmallerPollsWithoutDlqIsLostWithOffsetsCommitt
 // The same State CONTAINS with errors.tolerance=none (the default), the
 // operator restarting a FAILED task after exactly 5 min, runs of 30 min +
 // 10 min drain. The new instance's first put ([3000,3199], CONTAINS) fails
-// at 80.503 s (rebalance done at 80.5 s, the state read 3 ms later).
+// at 100.491 s (the cancelled put ended at 99.988 s, the rebalance is done
+// 0.5 s later, the state read 3 ms after that).
 
 TEST(ConnectLab, StateContainsWithoutToleranceFailsTheTaskAtEveryRestart) {
   // Every restart reads from the committed 3000 with max.poll.records 200
-  // and fails 0.503 s later: failures at 80.503 + 300.503 k s for k = 0..7
+  // and fails 0.503 s later: failures at 100.491 + 300.503 k s for k = 0..7
   // (k = 8 would be past 2400 s). Nothing is lost: the records wait in Kafka.
   const Lab m("state_contains_fails_the_task.json");
   EXPECT_EQ(m["task_failures"], 8);
@@ -142,8 +147,10 @@ TEST(ConnectLab, StateContainsWithoutToleranceFailsTheTaskAtEveryRestart) {
   EXPECT_EQ(m["pending_records"], 90000 - 3000);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["duplicate_rows"], 0);
-  // FAILED from 80.503 s to the end, but for the 0.503 s of each of the 7 restarts.
-  EXPECT_NEAR(m["task_downtime_s"], (2400 - 80.503) - 7 * 0.503, 1e-3);
+  // FAILED from 100.491 s to the end, but for the 0.503 s of each of the 7
+  // restarts. (Had the worker ended the orphan at its cancel, 80 s, the first
+  // failure would have been at 80.503 s: 19.988 s more downtime.)
+  EXPECT_NEAR(m["task_downtime_s"], (2400 - 100.491) - 7 * 0.503, 1e-3);
 }
 
 TEST(ConnectLab, TolerateStateMismatchDoesNotCoverStateContains) {
@@ -373,4 +380,31 @@ TEST(ConnectLab, PutOutlivingMaxPollIntervalLetsAnotherTaskReplayWithoutDedup) {
 }
 
 }  // namespace
+// A stop that outlives task.shutdown.graceful.timeout.ms (Kafka 3.7
+// Worker.awaitStopTask -> WorkerTask.cancel). Three partitions at 10
+// records/s each (record k of each at 100k ms), one task caught up; the last
+// commit before the trouble is at 60.005 s: 600 on every partition. Inserts
+// sent from 65.05 s hang until 85.05 s (server_commits 1). The put of record
+// 651 of p0, p1, p2 (polled at 65.1 s) inserts p0 first: it hangs. At 70 s a
+// task restart asks the task to stop; at 75 s the worker cancels it. The
+// orphan's put goes on: p0's insert is answered at 85.05 s, then p1's and
+// p2's inserts (5 ms each) are sent and written; the put returns at
+// 85.065 s, the commit is skipped, the consumer leaves, and the new instance
+// reads every partition from 600. Its batches start at 600 and end past
+// what one original put held, so no block id matches: rows 600..651 of each
+// partition are written twice, 3 x 52. (Ending the orphan at the cancel,
+// 75 s, writes p1's and p2's record 651 only once through the replay:
+// 3 x 52 - 2.)
+TEST(ConnectLab, CancelledStopFinishesItsPutThenLeavesWithoutACommit) {
+  const Lab m("task_restart_cancelled_put_runs_to_its_end.json");
+  EXPECT_EQ(m["abandoned_stops"], 1);
+  EXPECT_EQ(m["task_failures"], 0);
+  EXPECT_EQ(m["records_produced"], 3 * 10 * 120);
+  EXPECT_EQ(m["duplicate_rows"], 3 * 52);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 3 * 52);
+  EXPECT_EQ(m["dedup_hits"], 0);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
 }  // namespace pipesim::pipeline

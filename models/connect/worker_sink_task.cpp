@@ -50,6 +50,7 @@ void WorkerSinkTask::start_instance() {
   waiting_for_data_ = false;
   revoke_pending_ = false;
   stop_pending_ = false;
+  cancelled_ = false;
   watchdog_pending_ = false;  // the previous instance's died with sim_.crash
   left_group_ = false;
   joining_ = true;
@@ -83,6 +84,7 @@ void WorkerSinkTask::go_down(TaskStatus status) {
   joining_ = false;
   revoke_pending_ = false;
   stop_pending_ = false;
+  cancelled_ = false;
   watchdog_pending_ = false;
   left_group_ = false;
   partitions_.clear();
@@ -153,7 +155,45 @@ void WorkerSinkTask::restart_gracefully(std::int64_t max_poll_records) {
   stop_and_restart(true);
 }
 
+// task.shutdown.graceful.timeout.ms passed with put() still running
+// (Worker.awaitStopTask -> WorkerTask.cancel, Kafka 3.7): the worker gives up
+// waiting and starts the new instance, but nothing stops the old one. Its
+// put() runs to its end, and it stays a member of the group until then:
+// execute()'s loop sees isStopping, closeAllPartitions skips the commit
+// ("Skipping final offset commit as task has been cancelled") and
+// consumer.close() leaves the group. A failure of that put is not reported
+// (onFailure skips the status update of a cancelled task). The new
+// instance's consumer asks to join at once, so the other members revoke
+// now; the rebalance waits for the old member to leave.
+//
+// Modelled in one object: the new instance starts (SinkTask.start, then
+// its join) when the old put ends. Should the old put outlive
+// max.poll.interval.ms first, its consumer leaves the group then and the
+// new instance takes over at that moment: the old put's remaining steps
+// are dropped there (the inserts it already sent still land), where the
+// real orphan would go on inserting beside the new instance.
+void WorkerSinkTask::cancel() {
+  ++counters_.abandoned_stops;
+  cancelled_ = true;
+  if (auto* t = sim_.trace()) {
+    t->story(sim_.now(), name_, "stop_abandoned",
+             name_ + "'s put() outlived task.shutdown.graceful.timeout.ms (" +
+                 std::to_string(options_.task_shutdown_graceful_timeout.us / 1000) +
+                 " ms): the worker cancels it and starts a new instance; the old put goes on, "
+                 "its consumer stays in the group until the put ends, and nothing of it is "
+                 "committed");
+  }
+  listener_.task_started(index_);  // the new instance's consumer asks to join
+}
+
 void WorkerSinkTask::stop_and_restart(bool commit) {
+  if (cancelled_ && sim_.trace()) {
+    sim_.trace()->story(sim_.now(), name_, "orphan_gone",
+                        name_ + "'s cancelled instance " +
+                            (in_put_ ? std::string("left the group (max.poll.interval.ms)")
+                                     : std::string("finished its put")) +
+                            " without a commit; the new instance takes over");
+  }
   // A consumer that already left the group (poll timeout) can neither commit
   // nor leave again.
   if (commit && !joining_ && !left_group_) commit_offsets();
@@ -236,11 +276,8 @@ void WorkerSinkTask::handle(const sim::Event& event) {
       poll_timeout();
       return;
     case kStopTimeout:
-      // task.shutdown.graceful.timeout.ms passed with put() still running: the
-      // worker abandons the task without a commit (its insert may still land).
-      if (!stop_pending_ || !in_put_) return;
-      ++counters_.abandoned_stops;
-      stop_and_restart(false);
+      if (!stop_pending_ || !in_put_ || cancelled_) return;
+      cancel();
       return;
     default:
       PIPESIM_INVARIANT(false, "unknown task event");
@@ -337,6 +374,8 @@ void WorkerSinkTask::poll_timeout() {
             " ms): its consumer leaves the group; the offsets of this put will not be committed");
   }
   listener_.task_left(index_);
+  // A cancelled instance's consumer is gone: the new instance takes over.
+  if (cancelled_) stop_and_restart(false);
 }
 
 // After the put that outlived the poll timeout: the next poll() finds the
@@ -441,6 +480,15 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
       fetcher_.set_paused(true);
       break;
     case sink::PutOutcome::FAILED:
+      if (stop_pending_) {
+        // Thrown after the worker asked the task to stop: WorkerTask.doRun
+        // logs it ("After being scheduled for shutdown, task threw") and
+        // reports no failure; closeAllPartitions still commits unless the
+        // task was cancelled, and the new instance starts.
+        stop_pending_ = false;
+        stop_and_restart(!cancelled_);
+        return;
+      }
       ++counters_.failures;
       // The exception leaves WorkerSinkTask.execute's loop, whose closer,
       // closeAllPartitions -> closePartitions(lost=false) ->
@@ -458,18 +506,15 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
 }
 
 void WorkerSinkTask::after_put() {
-  if (left_group_) {
-    if (stop_pending_) {
-      stop_pending_ = false;
-      stop_and_restart(false);
-      return;
-    }
-    rejoin_after_poll_timeout();
+  if (stop_pending_) {
+    // The stop waited for this put: commit (unless cancelled or no longer
+    // a member), leave, start the new instance.
+    stop_pending_ = false;
+    stop_and_restart(!cancelled_);
     return;
   }
-  if (stop_pending_) {
-    stop_pending_ = false;
-    stop_and_restart(true);
+  if (left_group_) {
+    rejoin_after_poll_timeout();
     return;
   }
   if (revoke_pending_) {

@@ -124,8 +124,10 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   // The group's new assignment; consumption resumes from the committed offsets.
   void assign(std::vector<int> partitions);
   // Graceful stop and start of a new instance (task restart, config change):
-  // waits for the put up to task.shutdown.graceful.timeout.ms, commits, leaves
-  // the group; `max_poll_records` > 0 applies to the new instance.
+  // the put ends, the task commits and leaves the group; a put that outlives
+  // task.shutdown.graceful.timeout.ms is cancelled: it still runs to its end,
+  // then leaves without a commit. `max_poll_records` > 0 applies to the new
+  // instance.
   void restart_gracefully(std::int64_t max_poll_records);
   // Partition p's high watermark moved (its leader answers a waiting fetch).
   void on_data(int partition);
@@ -174,6 +176,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void revoke();
   void drop_partitions();
   void stop_and_restart(bool commit);
+  void cancel();
   void go_down(TaskStatus status);
   void after_put();
   void start_put();
@@ -219,6 +222,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   std::uint32_t wait_generation_ = 0;
   bool revoke_pending_ = false;
   bool stop_pending_ = false;
+  bool cancelled_ = false;  // the stop outlived its timeout: an orphan finishing its put
   // The poll-timeout watchdog: at most one pending kPollTimeout per instance,
   // re-armed for the put running when it fires, so a run costs one event per
   // max.poll.interval.ms of puts rather than one per put.

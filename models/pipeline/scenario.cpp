@@ -336,6 +336,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["keeper_map_failures"] = static_cast<double>(t.keeper_map_failures);
     v["redeliveries"] = static_cast<double>(cluster_.counters().redeliveries);
     v["poll_timeouts"] = static_cast<double>(cluster_.counters().poll_timeouts);
+    v["abandoned_stops"] = static_cast<double>(cluster_.counters().abandoned_stops);
     v["insert_keeper_retries"] = static_cast<double>(t.keeper_retries);
     v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
   }
