@@ -238,6 +238,33 @@ TEST(ConnectLab, RunbookTolerateThenRevertSkipsTheReplayWithoutDuplicates) {
   EXPECT_EQ(m["pending_records"], 0);
 }
 
+// The two-worker exactly-once takeover (below) run for 1 h with the
+// tolerate_then_revert runbook: every restart of either task fails 0.54 s
+// later on p1's State MISMATCH (the rebalance is done 0.5 s after the join,
+// the first batch's state read follows). task-1 is killed 90.512-400.512 s,
+// FAILED from 401.051 s; the operator restarts it at 2201.051 s and it
+// fails again at 2201.591 s. task-0 is FAILED from 136.021 s, restarted at
+// 1936.021 s, fails again at 1936.561 s: 5 min later the operator sets
+// tolerateStateMismatch=true. That is a PUT of the connector's config, and
+// the herder restarts every task of the connector with its new config: the
+// FAILED task-1 starts at 2236.561 s too, not at its own remediation restart
+// (2201.591 + 300 s). Both catch up, the revert restarts both again, and
+// nothing is duplicated (the PREVIOUS batches are skipped).
+TEST(ConnectLab, SwitchingTolerateStateMismatchRestartsEveryTask) {
+  const Lab m("runbook_tolerate_switch_restarts_every_task.json");
+  EXPECT_EQ(m["task_failures"], 4);
+  EXPECT_EQ(m["state_mismatch_throws"], 4);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+  const double switch_at = 1936.560868 + 300;
+  const double task1 = 310 + 1800 + (switch_at - 2201.591095);
+  const double task0 = 1800 + 300;
+  EXPECT_NEAR(m["task_downtime_s"], task0 + task1, 1e-3);
+  // Had only the operator's task restarted, task-1 would have waited for
+  // its own restart: 265.03 s more.
+  EXPECT_LT(m["task_downtime_s"], task0 + 310 + 1800 + 300 - 1);
+}
+
 TEST(ConnectLab, StateWipeWhileTheTaskIsDownMakesTheReplayStateResetCopies) {
   // Killed at 90.512 s (committed 6000, inserted 9051); at 100 s the
   // KeeperMap table is recreated empty. The replay from 6000 finds NONE and

@@ -329,8 +329,10 @@ void ConnectCluster::handle(const sim::Event& e) {
           // from the state table, so the replay is inserted again.
           task(t).connector().state().reset(failed_partition_[i]);
         } else if (operator_.remediation == "tolerate_then_revert" && !tolerate_override_) {
-          set_tolerate_state_mismatch(true);
           tolerate_watch_task_ = t;
+          set_tolerate_state_mismatch(true);
+          restart_for_config_change();  // this task among them
+          return;
         }
       }
       story("operator_restart", "the operator restarts " + task(t).name());
@@ -395,7 +397,26 @@ void ConnectCluster::task_caught_up(int t) {
   // change that restarts every task.
   tolerate_watch_task_ = -1;
   set_tolerate_state_mismatch(false);
-  for (auto& task_ptr : tasks_) task_ptr->restart_gracefully(0);
+  restart_for_config_change();
+}
+
+// A PUT of the connector's config (Kafka 3.7 DistributedHerder: the
+// connector restarts, its new task configs are written, and the assignor
+// revokes and restarts every task of the connector): a running task stops
+// gracefully and starts again, a FAILED one starts again (it has a new
+// config), a task of a worker that is down starts when its worker is back.
+void ConnectCluster::restart_for_config_change() {
+  story("config_change", std::string("tolerateStateMismatch=") +
+                             (tolerate_override_ ? "true" : "false") +
+                             ": a config change of the connector, so every task restarts");
+  for (auto& t : tasks_) {
+    if (t->status() == TaskStatus::RUNNING) {
+      t->restart_gracefully(0);
+    } else if (t->status() == TaskStatus::FAILED &&
+               !worker_down_[static_cast<std::size_t>(worker_of(t->index()))]) {
+      t->start_at(sim_.now());
+    }
+  }
 }
 
 void ConnectCluster::set_tolerate_state_mismatch(bool on) {

@@ -16,7 +16,9 @@
 // its session timeout + scheduled.rebalance.max.delay.ms.
 //
 // Operator: a FAILED task is restarted after operator.restart_delay; when a
-// restart fails again the runbook's remediation is applied first.
+// restart fails again the runbook's remediation is applied first; switching
+// tolerateStateMismatch on or off is a connector config change, which
+// restarts every task of the connector (FAILED ones included).
 #pragma once
 
 #include <cstdint>
@@ -110,6 +112,7 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   // A worker (back, or given its tasks back) starts the ones that are down.
   void start_tasks_of(int worker);
   void set_tolerate_state_mismatch(bool on);
+  void restart_for_config_change();
   WorkerSinkTask& task(int t) { return *tasks_[static_cast<std::size_t>(t)]; }
 
   sim::Simulation& sim_;
