@@ -434,4 +434,31 @@ TEST(ConnectLab, CancelledStopFinishesItsPutThenLeavesWithoutACommit) {
   EXPECT_EQ(m["pending_records"], 0);
 }
 
+// Periodic commits are asynchronous and can fail (Kafka 3.7
+// WorkerSinkTask.doCommitAsync -> onCommitCompleted). Two partitions at 100
+// records/s each (record k at 10k ms), replication factor 2: p0 on brokers
+// 0 and 1 (led by 0), p1 on 1 and 2. The group connect-clickhouse-sink
+// lives on __consumer_offsets-3 (hash 1493274053 % 50), led by broker 0.
+// offset.flush.interval.ms 2 s: the commit of 60.05 s holds 6003 on both.
+// Broker 0 dies at 60.5 s and is fenced at 69.5 s: p0 has no leader (its
+// last record is 6049), p1 goes on, and the commits at 62.05, 64.05, 66.05
+// and 68.05 s find no coordinator. The worker is killed at 68.5 s (p1's
+// record 6849 is being inserted, and lands); the restart replays both from
+// 6003: p0 [6003,6049] and p1 [6003,6849], 47 + 847 rows twice.
+TEST(ConnectLab, CommitsFailWhileTheGroupCoordinatorIsDown) {
+  const Lab m("commit_fails_while_the_coordinator_is_down.json");
+  EXPECT_EQ(m["commit_failures"], 4);
+  EXPECT_EQ(m["duplicate_rows"], 47 + 847);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 47 + 847);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+  // With 42 offsets partitions the group is on __consumer_offsets-5, led by
+  // broker 2: every commit succeeds, the 68.05 s one at p0 6050 and p1
+  // 6805, so only p1 [6805,6849] is replayed.
+  const Lab elsewhere("commit_fails_while_the_coordinator_is_down.json",
+                      {"kafka.offsets.topic.num.partitions=42"});
+  EXPECT_EQ(elsewhere["commit_failures"], 0);
+  EXPECT_EQ(elsewhere["duplicate_rows"], 6849 - 6805 + 1);
+}
+
 }  // namespace pipesim::pipeline

@@ -78,6 +78,33 @@ TEST_F(ClusterTest, ACrashedLeaderIsFencedAfterTheSessionTimeoutAndTheFirstIsrRe
   EXPECT_EQ(cluster_->counters().leader_elections, 1);
 }
 
+TEST_F(ClusterTest, TheGroupCoordinatorIsGoneFromItsBrokersCrashUntilTheFence) {
+  // __consumer_offsets-4 of 3 brokers: replicas 1, 2, 0, led by broker 1.
+  build(3, 3);
+  EXPECT_TRUE(cluster_->group_coordinator_available(4));
+  cluster_->crash_broker(0, sim::Time::minutes(1));
+  EXPECT_TRUE(cluster_->group_coordinator_available(4));  // a follower died
+  EXPECT_FALSE(cluster_->group_coordinator_available(3));  // led by broker 0
+  run_until(sim::Time::millis(8999));
+  EXPECT_FALSE(cluster_->group_coordinator_available(3));
+  run_until(sim::Time::millis(9000));  // fenced: broker 1 leads it
+  EXPECT_TRUE(cluster_->group_coordinator_available(3));
+  cluster_->crash_broker(1, sim::Time::minutes(1));
+  EXPECT_FALSE(cluster_->group_coordinator_available(3));
+  run_until(sim::Time::millis(18000));  // broker 2 leads it
+  EXPECT_TRUE(cluster_->group_coordinator_available(3));
+}
+
+TEST_F(ClusterTest, WithOneOffsetsReplicaTheCoordinatorWaitsForItsBroker) {
+  options_.offsets_topic_replication_factor = 1;
+  build(3, 3);
+  cluster_->crash_broker(0, sim::Time::seconds(30));
+  run_until(sim::Time::seconds(29));
+  EXPECT_FALSE(cluster_->group_coordinator_available(3));  // fenced, nobody else
+  run_until(sim::Time::seconds(30));
+  EXPECT_TRUE(cluster_->group_coordinator_available(3));  // back
+}
+
 TEST_F(ClusterTest, AFailoverBeforeTheFollowersFetchedTruncatesTheTail) {
   build(3, 3, sim::Time::millis(100));  // followers have an append 50 ms after it
   produce(0, 100);

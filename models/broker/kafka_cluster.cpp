@@ -262,6 +262,23 @@ void KafkaCluster::elect(std::size_t index, int slot, bool unclean) {
   schedule_balance();
 }
 
+// __consumer_offsets partition k (model: created with its replicas at
+// brokers k, k+1, ... mod brokers, the first the leader; the real placement
+// starts at a random broker). Its leader is the first replica that is not
+// fenced: a crashed leader is named (and answers nothing) until the
+// controller fences it, then another replica leads and the coordinator is
+// back. A replica back from a restart leads again at once (the real one
+// waits for the preferred-leader election): declared, it matters only for
+// a second crash within leader.imbalance.check.interval.seconds.
+bool KafkaCluster::group_coordinator_available(int offsets_partition) const {
+  const std::int64_t replicas = std::min(options_.offsets_topic_replication_factor, options_.brokers);
+  for (std::int64_t r = 0; r < replicas; ++r) {
+    const auto b = static_cast<std::size_t>((offsets_partition + r) % options_.brokers);
+    if (!fenced_[b]) return alive_[b];
+  }
+  return false;  // every replica fenced: the partition is offline
+}
+
 void KafkaCluster::crash_broker(int broker, sim::Time down_for) {
   const auto b = static_cast<std::size_t>(broker);
   if (!alive_[b]) return;  // already down: the running outage goes on

@@ -118,6 +118,9 @@ class KafkaCluster final : public sim::Component {
   // the leader until the controller fences it.
   [[nodiscard]] int leader(int partition) const { return partitions_[static_cast<std::size_t>(partition)].leader; }
   [[nodiscard]] bool alive(int broker) const { return alive_[static_cast<std::size_t>(broker)]; }
+  // Whether the group coordinator of __consumer_offsets partition
+  // `offsets_partition` answers (OffsetCommit, JoinGroup).
+  [[nodiscard]] bool group_coordinator_available(int offsets_partition) const;
   [[nodiscard]] int brokers() const { return static_cast<int>(alive_.size()); }
   [[nodiscard]] int partition_count() const { return static_cast<int>(partitions_.size()); }
   [[nodiscard]] std::uint32_t leader_epoch(int partition) const {

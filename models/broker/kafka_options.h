@@ -23,6 +23,10 @@ struct KafkaOptions {
   sim::Time log_retention_check_interval = sim::Time::millis(300000);
   bool auto_leader_rebalance_enable = true;
   std::int64_t leader_imbalance_check_interval_seconds = 300;
+  // The consumer groups' offsets topic: a group's coordinator is the leader
+  // of partition abs(groupId.hashCode()) % offsets.topic.num.partitions.
+  std::int64_t offsets_topic_num_partitions = 50;
+  std::int64_t offsets_topic_replication_factor = 3;
   // Model: producer -> leader -> answer round trip when healthy.
   sim::Time produce_latency = sim::Time::millis(2);
   // Model: time for the followers of the ISR to fetch a leader append and to
@@ -61,10 +65,14 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KafkaOpti
              "model: healthy produce round trip");
   v.duration("replication_latency", o.replication_latency, sim::Time{0}, sim::Time::minutes(1),
              "model: ISR followers fetch an append and report it back (high watermark, acks=all answer)");
+  v.integer("offsets.topic.num.partitions", o.offsets_topic_num_partitions, 1, 2147483647,
+            "__consumer_offsets partitions: the group's partition, abs(hash(group.id)) % this, has the group coordinator as its leader");
+  v.integer("offsets.topic.replication.factor", o.offsets_topic_replication_factor, 1, 32767,
+            "__consumer_offsets replicas (at most `brokers`): the coordinator moves to another once its broker is fenced");
   // leader.imbalance.per.broker.percentage is read by the ZooKeeper-mode
   // controller only; the KRaft controller balances every imbalanced partition.
   v.ignored({"leader.imbalance.per.broker.percentage", "replica.fetch.wait.max.ms", "num.network.threads",
-             "num.io.threads", "default.replication.factor", "offsets.topic.replication.factor",
+             "num.io.threads", "default.replication.factor",
              "log.dirs", "compression.type", "message.max.bytes", "cleanup.policy"});
   v.finish();
 }

@@ -90,6 +90,9 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   // No rebalance under way, every member alive and in the group, no worker away.
   [[nodiscard]] bool settled() const;
   [[nodiscard]] const ConsumerGroup& group() const { return group_; }
+  void set_group_coordinator(const GroupCoordinator* coordinator, int offsets_partition) {
+    group_.set_coordinator(coordinator, offsets_partition);
+  }
   [[nodiscard]] const std::vector<std::unique_ptr<WorkerSinkTask>>& tasks() const { return tasks_; }
   [[nodiscard]] int worker_of(int task) const { return worker_of_[static_cast<std::size_t>(task)]; }
   // Every task running and none failing since its last progress.

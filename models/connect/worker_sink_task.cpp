@@ -112,7 +112,7 @@ void WorkerSinkTask::begin_rebalance() {
 void WorkerSinkTask::revoke() {
   // onPartitionsRevoked: preCommit, then a synchronous commit of the revoked
   // partitions. A batch waiting for redelivery was not put, so not committed.
-  commit_offsets();
+  commit_offsets(true);
   drop_partitions();
   listener_.task_joined(index_);
 }
@@ -196,7 +196,7 @@ void WorkerSinkTask::stop_and_restart(bool commit) {
   }
   // A consumer that already left the group (poll timeout) can neither commit
   // nor leave again.
-  if (commit && !joining_ && !left_group_) commit_offsets();
+  if (commit && !joining_ && !left_group_) commit_offsets(true);
   if (!left_group_) listener_.task_left(index_);
   sim_.crash(id_);  // the old instance's timers and put steps die with it
   start_instance();
@@ -314,7 +314,7 @@ void WorkerSinkTask::iteration() {
     return;
   }
   if (now >= next_commit_) {
-    commit_offsets();
+    commit_offsets(false);
     next_commit_ = now + options_.offset_flush_interval;
   }
   if (paused_for_redelivery_) {
@@ -425,13 +425,37 @@ void WorkerSinkTask::wait_for_data(sim::Time response) {
   sim_.schedule(wake, id_, kIterate, ++wait_generation_);
 }
 
-void WorkerSinkTask::commit_offsets() {
+void WorkerSinkTask::commit_offsets(bool closing) {
   ++counters_.commits;
   // commitOffsets: task.preCommit(currentOffsets) says what to commit; an
   // offset it leaves out keeps the last committed one, and one past the
   // current offset is ignored ("not yet consumed").
   task_offsets_ = put_position_;
   connector_.pre_commit(partitions_, task_offsets_);
+  if (!closing && !group_.coordinator_available()) {
+    // doCommitAsync: the OffsetCommit finds no coordinator (its broker is
+    // dead and not yet fenced, so __consumer_offsets has no leader that
+    // answers); the callback gets a RetriableCommitFailedException and
+    // onCommitCompleted counts a commit failure. Nothing is retried: the
+    // next try is the next offset.flush.interval.ms, so the committed
+    // offsets stay behind. (The answer comes at once: a killed broker
+    // refuses connections. A commit in flight blocks the next one, up to
+    // offset.flush.timeout.ms, which a refusal never reaches.)
+    // A closing commit is commitSync, which looks the coordinator up again
+    // until default.api.timeout.ms (60 s); the fenced broker's partition
+    // has a new leader after broker.session.timeout.ms, so it succeeds:
+    // modelled as at once (the wait is not).
+    ++counters_.commit_failures;
+    if (auto* t = sim_.trace()) {
+      t->story(sim_.now(), name_, "commit_failed",
+               name_ + "'s offset commit failed: the group coordinator (leader of "
+                       "__consumer_offsets-" +
+                   std::to_string(group_.offsets_partition()) +
+                   ") does not answer; the committed offsets stay where they were until the next "
+                   "commit, one offset.flush.interval.ms later");
+    }
+    return;
+  }
   for (std::size_t slot = 0; slot < partitions_.size(); ++slot) {
     const int p = partitions_[slot];
     PIPESIM_INVARIANT(put_position_[slot] <= fetcher_.position(p),
@@ -497,7 +521,7 @@ void WorkerSinkTask::put_finished(sink::PutOutcome outcome, sink::PutFailure fai
       // among them) before the consumer closes (Kafka 3.7 WorkerSinkTask
       // execute() and closeAllPartitions()). A consumer that already left the
       // group (poll timeout) cannot: commitSync fails and doCommitSync swallows it.
-      if (!joining_ && !left_group_) commit_offsets();
+      if (!joining_ && !left_group_) commit_offsets(true);
       go_down(TaskStatus::FAILED);  // (never in aggregate: it just put)
       listener_.task_failed(index_, failure);
       return;

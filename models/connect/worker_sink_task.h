@@ -41,6 +41,7 @@ struct TaskCounters {
   std::int64_t restarts = 0;  // new task instances
   sim::Time downtime{};       // time tasks were FAILED or down (closed intervals)
   std::int64_t commits = 0;
+  std::int64_t commit_failures = 0;  // periodic (asynchronous) commits the coordinator did not take
   std::int64_t polls = 0;
   std::int64_t redeliveries = 0;     // put() of the same batch after a RetriableException
   std::int64_t rebalances = 0;       // completed consumer-group rebalances
@@ -170,7 +171,9 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void run_iterations();
   void iteration();
   void redeliver();
-  void commit_offsets();
+  // closing: the synchronous commit of a revocation or a close; otherwise
+  // the iteration's asynchronous one.
+  void commit_offsets(bool closing);
   Fetcher::PollResult poll(std::vector<sink::PartitionBatch>& out);
   void wait_for_data(sim::Time response);
   void revoke();

@@ -7,13 +7,14 @@
 
 #include "models/broker/kafka_cluster.h"
 #include "models/broker/partition_log.h"
+#include "models/connect/consumer_group.h"
 #include "models/connect/fetcher.h"
 #include "models/producer/direct_feed.h"
 #include "sim/engine/simulation.h"
 
 namespace pipesim::pipeline {
 
-class ConsumerView final : public connect::LogView {
+class ConsumerView final : public connect::LogView, public connect::GroupCoordinator {
  public:
   ConsumerView(sim::Simulation& sim, broker::KafkaCluster& cluster,
                std::vector<broker::PartitionLog>& logs, producer::DirectFeed& feed)
@@ -38,6 +39,9 @@ class ConsumerView final : public connect::LogView {
   [[nodiscard]] std::int64_t high_watermark_at(int partition, sim::Time t) const override {
     feed_.materialize(partition, sim_.now());
     return feed_.high_watermark_at(partition, t);
+  }
+  [[nodiscard]] bool group_coordinator_available(int offsets_partition) const override {
+    return cluster_.group_coordinator_available(offsets_partition);
   }
 
  private:

@@ -63,7 +63,7 @@ const std::vector<std::string>& metric_names() {
       n.push_back(std::string("insert_answers.") + a);
     }
     for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries",
-                          "poll_timeouts", "abandoned_stops", "insert_keeper_retries",
+                          "poll_timeouts", "abandoned_stops", "commit_failures", "insert_keeper_retries",
                           "block_ids_removed"}) {
       n.emplace_back(m);
     }

@@ -86,6 +86,9 @@ class Run final : public sim::Component, public broker::ClusterListener {
                                               feed_, kafka_, sink_counters_, fetch_settings(c)}),
         id_(sim_.add_component(this)) {
     kafka_.set_listener(this);
+    cluster_.set_group_coordinator(
+        &view_, connect::ConsumerGroup::offsets_partition_for(
+                    "connect-" + c.connector.name, c.kafka.offsets_topic_num_partitions));
     regime_.set_sink_aggregate(&aggregate_);
     aggregate_.set_regime(&regime_);
   }
@@ -337,6 +340,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["redeliveries"] = static_cast<double>(cluster_.counters().redeliveries);
     v["poll_timeouts"] = static_cast<double>(cluster_.counters().poll_timeouts);
     v["abandoned_stops"] = static_cast<double>(cluster_.counters().abandoned_stops);
+    v["commit_failures"] = static_cast<double>(cluster_.counters().commit_failures);
     v["insert_keeper_retries"] = static_cast<double>(t.keeper_retries);
     v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
   }
