@@ -131,5 +131,24 @@ TEST(Scenario, CrashWithExactlyOnceStopsWithStateMismatchAtEveryRestart) {
   EXPECT_NEAR(metric(m, "task_downtime_s"), 4200 - 90.512 - 15.5 - 2 * 0.5, 0.1);
 }
 
+TEST(Scenario, AWorkerRestartStartsItsFailedTaskAgainWithoutWaitingForAnEviction) {
+  // The lab above with a second kill -9 of the worker at 1000 s, while the
+  // task is FAILED since 136.014 s. The restarted worker (1030 s) starts
+  // every task assigned to it, FAILED ones too (a new process knows no
+  // earlier status). The FAILED task's consumer had left the group, so no
+  // dead member blocks the rebalance (the first restart waited for the
+  // eviction, 135.512 s): done at 1030.5 s, State MISMATCH at 1030.502 s.
+  // The operator's restarts follow each failure by 30 min: 1936.014 s (of
+  // the first), 2830.502 s (of the second), 3736.516 s (of the third), each
+  // failing 0.502 s later; 4631 s would be past the end.
+  const sim::Metrics m = run_scenario(lab("worker_restart_restarts_a_failed_task.json"), 1);
+  EXPECT_EQ(metric(m, "task_failures"), 5);
+  EXPECT_EQ(metric(m, "state_mismatch_throws"), 5);
+  EXPECT_EQ(metric(m, "clickhouse_rows"), 9051);
+  // Down from 90.512 s but while RUNNING: 120.512-136.014 s and 0.502 s
+  // after each of the four later starts.
+  EXPECT_NEAR(metric(m, "task_downtime_s"), 4200 - 90.512 - 15.502 - 4 * 0.502, 0.01);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline

@@ -56,6 +56,17 @@ BEHAVIOUR = {
     "task_fails_at_start_while_clickhouse_is_down": "SinkTask.start pings a ClickHouse server that is down: the "
                                                     "restarted task is FAILED at start until the operator restarts it",
     "runbook_tolerate_then_revert": "runbook tolerate_then_revert: the replay is skipped, then the setting reverted",
+    "runbook_tolerate_switch_restarts_every_task": "switching tolerateStateMismatch is a connector config change: "
+                                                   "every task restarts with it, the other FAILED task too "
+                                                   "(265 s less downtime than waiting for its own restart)",
+    "task_restart_cancelled_put_runs_to_its_end": "a stop that outlives task.shutdown.graceful.timeout.ms is "
+                                                  "cancelled: the orphan finishes its put (all three partitions' "
+                                                  "inserts), stays in the group until then, commits nothing",
+    "commit_fails_while_the_coordinator_is_down": "periodic commits are asynchronous: they fail while the group "
+                                                  "coordinator's broker is dead and not yet fenced, so a kill then "
+                                                  "replays from the last commit that succeeded",
+    "worker_restart_restarts_a_failed_task": "a restarted worker starts its FAILED task again, with no eviction "
+                                             "to wait for (its consumer had left): State MISMATCH again at once",
     "state_wipe_then_replay": "the KeeperMap table recreated empty while the task is down: the replay is inserted "
                               "again (state_reset)",
     "two_workers_takeover_at_least_once": "two workers: the survivor takes the dead worker's partition after "

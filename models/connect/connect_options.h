@@ -72,7 +72,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
   v.millis("scheduled.rebalance.max.delay.ms", o.scheduled_rebalance_max_delay, 0, 2147483647,
            "incremental cooperative rebalancing waits this long for a departed worker");
   v.millis("task.shutdown.graceful.timeout.ms", o.task_shutdown_graceful_timeout, 0, 2147483647,
-           "a stopping task whose put() runs longer is abandoned without a commit");
+           "a stopping task whose put() runs longer is cancelled: it finishes its put, then "
+           "leaves without a commit");
   v.duration("rebalance_time", o.rebalance_time, sim::Time::micros(0), sim::Time::minutes(10),
              "model: join + sync of a rebalance once every member has rejoined");
   v.duration("worker_restart_delay", o.worker_restart_delay, sim::Time::micros(0),
@@ -82,7 +83,9 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
   v.choice("commit_phase", o.commit_phase, {"random", "start"},
            "model: the first commit after a uniform share of offset.flush.interval.ms (tasks started "
            "before the run), or one interval in (tasks start with the run)");
-  v.ignored({"bootstrap.servers", "group.id", "key.converter", "value.converter",
+  // offset.flush.timeout.ms bounds a commit in flight; pipesim's commits
+  // are answered at once (taken, or refused by a dead coordinator).
+  v.ignored({"offset.flush.timeout.ms", "bootstrap.servers", "group.id", "key.converter", "value.converter",
              "key.converter.schemas.enable", "value.converter.schemas.enable",
              "offset.storage.topic", "config.storage.topic", "status.storage.topic",
              "plugin.path", "connect.protocol", "partition.assignment.strategy",
