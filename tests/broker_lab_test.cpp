@@ -78,19 +78,57 @@ TEST(BrokerLab, CrashWithAcksAllAndMinInsyncTwoLosesNothing) {
 // crashes at 10.2 s for 300 s. Until the fence at 19.2 s it stays in the ISR,
 // so record 1020's append (10.201 s) waits for it, and the broker reads
 // nothing else from the connection (1021..1024 in flight behind it). At
-// 19.2 s the ISR shrinks to {0}: 1020 is answered (written), the others are
-// read and refused with NOT_ENOUGH_REPLICAS, as is everything after, retried
-// every 100 ms until broker-1 is back at 310.2 s. Expired meanwhile (created
-// by 190.2 s): 1021..1024 and the 1200 batches of 15 created every 150 ms
-// from 10.25 s (1025..19024): 4 + 18000 = 18004.
+// 19.2 s the ISR shrinks to {0}: the high watermark has 1020, but the ISR is
+// below min.insync.replicas as the DelayedProduce completes, so 1020 is
+// answered NOT_ENOUGH_REPLICAS_AFTER_APPEND (Kafka 3.7
+// Partition.checkEnoughReplicasReachOffset) although it is in the log; the
+// others are read and refused with NOT_ENOUGH_REPLICAS, as is everything
+// after, and 1020's retries too (that check comes before the sequence
+// check), every 100 ms until broker-1 is back at 310.2 s. Expired meanwhile
+// (created by 190.2 s): 1020..1024 and the 1200 batches of 15 created every
+// 150 ms from 10.25 s (1025..19024): 5 + 18000. Lost: all of them but 1020.
 
 TEST(BrokerLab, MinInsyncReplicasRefusesAcksAllWritesUntilTheFollowerIsBack) {
   const Lab m("broker_min_insync_refuses_writes.json");
-  EXPECT_EQ(m["producer_expired_records"], 4 + 1200 * 15);
+  EXPECT_EQ(m["producer_not_enough_replicas_after_append"], 1);
+  EXPECT_EQ(m["producer_expired_records"], 5 + 1200 * 15);
   EXPECT_EQ(m["lost_records_by_cause.send_failed_not_resent"], 18004);  // on_send_failure=drop
   EXPECT_EQ(m["lost_records"], 18004);
+  EXPECT_EQ(m["kafka_records"], 60000 - 18004);
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(BrokerLab, AWrittenButRefusedAppendIsDuplicatedByAnApplicationResend) {
+  // The same with on_send_failure=retry: every expired record is sent
+  // again once broker-1 is back, 1020 too, although Kafka has it: one
+  // duplicate row (producer_retry), nothing lost.
+  const Lab m("broker_min_insync_refuses_writes.json", {"app.on_send_failure=retry"});
+  EXPECT_EQ(m["duplicate_rows"], 1);
+  EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 60000 + 1);
+}
+
+// The same with broker-1 back after 60 s (70.2 s), before record 1020's
+// delivery timeout (130.2 s), and on_send_failure=retry. 1020 was written
+// and answered NOT_ENOUGH_REPLICAS_AFTER_APPEND at 19.2 s; its retries are
+// refused until the ISR has broker-1 again. With idempotence the next retry
+// is a DUPLICATE_SEQUENCE of what the leader's producer state holds:
+// answered with the original offset, nothing written twice. Without it the
+// retry is appended again: record 1020 twice.
+TEST(BrokerLab, ARetryOfAWrittenButRefusedAppendIsDedupedOnlyWithIdempotence) {
+  const Lab idempotent("broker_min_insync_written_then_refused.json");
+  EXPECT_EQ(idempotent["producer_not_enough_replicas_after_append"], 1);
+  EXPECT_EQ(idempotent["producer_expired_records"], 0);
+  EXPECT_EQ(idempotent["duplicate_rows"], 0);
+  EXPECT_EQ(idempotent["clickhouse_rows"], 60000);
+  const Lab plain("broker_min_insync_written_then_refused.json", {"producer.enable.idempotence=false"});
+  EXPECT_EQ(plain["producer_not_enough_replicas_after_append"], 1);
+  EXPECT_EQ(plain["producer_expired_records"], 0);
+  EXPECT_EQ(plain["duplicate_rows"], 1);
+  EXPECT_EQ(plain["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(plain["lost_records"], 0);
 }
 
 TEST(BrokerLab, WithMinInsyncOneTheLeaderAloneTakesTheWrites) {

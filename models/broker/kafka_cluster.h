@@ -47,6 +47,10 @@ enum class ProduceError : std::uint8_t {
   DUPLICATE_SEQUENCE,            // a retry of a retained batch: success with the original offset
   NOT_LEADER_OR_FOLLOWER,        // this broker does not lead the partition (any more)
   NOT_ENOUGH_REPLICAS,           // acks=all and the ISR is smaller than min.insync.replicas
+  // An acks=all append waited for its replication and the ISR shrank below
+  // min.insync.replicas meanwhile: appended, in the log, but answered with
+  // this retriable error (Partition.checkEnoughReplicasReachOffset).
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND,
   OUT_OF_ORDER_SEQUENCE_NUMBER,  // a gap in the producer's sequences
   INVALID_PRODUCER_EPOCH,        // an older epoch than the broker has seen
   NO_ANSWER,                     // the leader hangs on the partition (uncontrolled leader change)
@@ -121,6 +125,10 @@ class KafkaCluster final : public sim::Component {
   // Whether the group coordinator of __consumer_offsets partition
   // `offsets_partition` answers (OffsetCommit, JoinGroup).
   [[nodiscard]] bool group_coordinator_available(int offsets_partition) const;
+  // The partition's ISR is smaller than min.insync.replicas.
+  [[nodiscard]] bool below_min_insync(int partition) const {
+    return isr_size(partitions_[static_cast<std::size_t>(partition)]) < options_.min_insync_replicas;
+  }
   [[nodiscard]] int brokers() const { return static_cast<int>(alive_.size()); }
   [[nodiscard]] int partition_count() const { return static_cast<int>(partitions_.size()); }
   [[nodiscard]] std::uint32_t leader_epoch(int partition) const {

@@ -34,7 +34,8 @@ const std::vector<std::string>& metric_names() {
     }
     // Added: the producer's and the brokers' side of the story.
     for (const char* m : {"producer_retried_records", "producer_failed_records",
-                          "producer_expired_records", "producer_epoch_bumps", "retry_table_records",
+                          "producer_expired_records", "producer_epoch_bumps",
+                          "producer_not_enough_replicas_after_append", "retry_table_records",
                           "leader_elections", "kafka_truncated_records"}) {
       n.emplace_back(m);
     }

@@ -413,6 +413,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["producer_failed_records"] = static_cast<double>(producer_.counters().failed_records);
     v["producer_expired_records"] = static_cast<double>(producer_.counters().expired_records);
     v["producer_epoch_bumps"] = static_cast<double>(producer_.epoch_bumps());
+    v["producer_not_enough_replicas_after_append"] =
+        static_cast<double>(producer_.counters().not_enough_replicas_after_append);
     v["retry_table_records"] = static_cast<double>(app_.retry_table_records());
     v["leader_elections"] = static_cast<double>(kafka_.counters().leader_elections);
     v["kafka_truncated_records"] = static_cast<double>(kafka_.counters().truncated_records);

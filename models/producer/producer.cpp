@@ -270,6 +270,7 @@ void Producer::answer(Connection& c, Request& r) {
         retry_or_fail(id, false);
         break;
       case ProduceError::NOT_ENOUGH_REPLICAS:
+      case ProduceError::NOT_ENOUGH_REPLICAS_AFTER_APPEND:  // written, yet retried
         retry_or_fail(id, false);
         break;
       case ProduceError::OUT_OF_ORDER_SEQUENCE_NUMBER:
@@ -544,14 +545,24 @@ void Producer::leadership_moved(int partition, int old_leader) {
 }
 
 void Producer::isr_shrunk(int partition) {
-  // Appends that waited for a dead follower are answered now.
+  // Appends that waited for a dead follower are answered now. Under acks=all
+  // the DelayedProduce checks the ISR as it completes
+  // (Partition.checkEnoughReplicasReachOffset, Kafka 3.7): the high
+  // watermark has the append, but if the ISR is now smaller than
+  // min.insync.replicas the answer is NOT_ENOUGH_REPLICAS_AFTER_APPEND. The
+  // records stay in the log (consumers read them); the client retries them.
   const sim::Time now = sim_.now();
+  const bool below_min = acks_ == -1 && cluster_.below_min_insync(partition);
   for (auto& c : connections_) {
     for (auto& r : c.requests) {
       if (!r.processed) continue;
       bool changed = false;
       for (auto& wb : r.batches) {
         if (wb.data.partition != partition || wb.result.error != ProduceError::NONE) continue;
+        if (below_min && wb.done_at > now && !r.answered) {
+          wb.result.error = ProduceError::NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+          ++counters_.not_enough_replicas_after_append;
+        }
         if (wb.hw_pending && wb.hw_at == sim::Time::max()) {
           wb.hw_at = now;
           changed = true;

@@ -104,6 +104,8 @@ struct ProducerCounters {
   std::int64_t failed_records = 0;   // failed to the application
   std::int64_t expired_records = 0;  // of which by delivery.timeout.ms
   std::int64_t lost_answers = 0;     // answers lost in a response_loss window
+  // batches answered NOT_ENOUGH_REPLICAS_AFTER_APPEND (in the log, yet retried)
+  std::int64_t not_enough_replicas_after_append = 0;
   std::int64_t request_timeouts = 0; // connections closed by request.timeout.ms
   std::int64_t restarts = 0;
 };
