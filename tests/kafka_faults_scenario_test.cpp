@@ -8,6 +8,7 @@
 
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
+#include "tests/under_sanitizer.h"
 
 namespace pipesim::pipeline {
 namespace {
@@ -60,19 +61,8 @@ TEST(KafkaFaults, ProducerSettingsDoNotShiftTheWorkloadOrTheFaultTimeline) {
   }
 }
 
-// The sanitizer build runs each scenario ~30x slower: it checks 2 seeds of
-// each setting, the Release build 6 (the runs are the same, seed for seed).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr std::uint64_t kConservationSeeds = 2;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr std::uint64_t kConservationSeeds = 2;
-#else
-constexpr std::uint64_t kConservationSeeds = 6;
-#endif
-#else
-constexpr std::uint64_t kConservationSeeds = 6;
-#endif
+// The sanitizer build checks 2 seeds of each setting, the Release build 6.
+constexpr std::uint64_t kConservationSeeds = testing_support::kUnderSanitizer ? 2 : 6;
 
 TEST(KafkaFaults, ConservationHoldsOverManySeedsAndSettings) {
   // settle() throws on a conservation violation; every id must also end in a

@@ -40,6 +40,13 @@ BEHAVIOUR = {
                                              "same failures",
     "state_contains_delete_state_row_rewrites": "delete_state_row after State CONTAINS: the segment is "
                                                 "rewritten, nothing lost or duplicated",
+    "broker_min_insync_refuses_writes": "min.insync.replicas=2 with the only follower dead: the waiting append "
+                                        "is written yet answered NOT_ENOUGH_REPLICAS_AFTER_APPEND, later ones "
+                                        "refused; the expired ones are lost (on_send_failure=drop), but for the "
+                                        "one already in the log",
+    "broker_min_insync_written_then_refused": "the follower back within the delivery timeout: the written-but-refused "
+                                              "append's retry is a DUPLICATE_SEQUENCE with idempotence (nothing "
+                                              "twice); without it, appended again",
     "runbook_delete_state_row": "runbook delete_state_row: the replay is inserted again (state_reset duplicates)",
     "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
                                           "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "

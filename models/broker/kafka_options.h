@@ -41,7 +41,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KafkaOpti
   v.integer("num.partitions", o.num_partitions, 1, 4096, "partitions of the topic");
   v.integer("replication.factor", o.replication_factor, 1, 1000, "replicas per partition");
   v.integer("min.insync.replicas", o.min_insync_replicas, 1, 1000,
-            "in-sync replicas an acks=all write needs");
+            "in-sync replicas an acks=all write needs (one waiting when the ISR shrinks below it is "
+            "written, yet answered NOT_ENOUGH_REPLICAS_AFTER_APPEND)");
   v.boolean("unclean.leader.election.enable", o.unclean_leader_election_enable,
             "may an out-of-sync replica become leader");
   v.millis("replica.lag.time.max.ms", o.replica_lag_time_max, 1, 2147483647,
