@@ -117,7 +117,7 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
     return r;
   }
   // Partition.appendRecordsToLeader: acks=all needs min.insync.replicas in the ISR.
-  if (batch.acks_all && isr_size(p) < options_.min_insync_replicas) {
+  if (batch.acks_all && below_min_insync(p)) {
     r.error = ProduceError::NOT_ENOUGH_REPLICAS;
     return r;
   }

@@ -127,7 +127,7 @@ class KafkaCluster final : public sim::Component {
   [[nodiscard]] bool group_coordinator_available(int offsets_partition) const;
   // The partition's ISR is smaller than min.insync.replicas.
   [[nodiscard]] bool below_min_insync(int partition) const {
-    return isr_size(partitions_[static_cast<std::size_t>(partition)]) < options_.min_insync_replicas;
+    return below_min_insync(partitions_[static_cast<std::size_t>(partition)]);
   }
   [[nodiscard]] int brokers() const { return static_cast<int>(alive_.size()); }
   [[nodiscard]] int partition_count() const { return static_cast<int>(partitions_.size()); }
@@ -196,6 +196,9 @@ class KafkaCluster final : public sim::Component {
   void freeze_ends(std::size_t index);
   [[nodiscard]] bool following(const Partition& p, int broker) const;
   [[nodiscard]] int isr_size(const Partition& p) const;
+  [[nodiscard]] bool below_min_insync(const Partition& p) const {
+    return isr_size(p) < options_.min_insync_replicas;
+  }
   [[nodiscard]] bool isr_has_dead_member(const Partition& p) const;
   // The new leader's slot among live replicas, skipping `exclude`; -1: none.
   // Sets `unclean` when it is not an ISR member.

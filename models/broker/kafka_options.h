@@ -67,9 +67,11 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KafkaOpti
   v.duration("replication_latency", o.replication_latency, sim::Time{0}, sim::Time::minutes(1),
              "model: ISR followers fetch an append and report it back (high watermark, acks=all answer)");
   v.integer("offsets.topic.num.partitions", o.offsets_topic_num_partitions, 1, 2147483647,
-            "__consumer_offsets partitions: the group's partition, abs(hash(group.id)) % this, has the group coordinator as its leader");
+            "__consumer_offsets partitions: the group's partition, abs(hash(group.id)) % this, "
+            "has the group coordinator as its leader");
   v.integer("offsets.topic.replication.factor", o.offsets_topic_replication_factor, 1, 32767,
-            "__consumer_offsets replicas (at most `brokers`): the coordinator moves to another once its broker is fenced");
+            "__consumer_offsets replicas (at most `brokers`): the coordinator moves to another "
+            "once its broker is fenced");
   // leader.imbalance.per.broker.percentage is read by the ZooKeeper-mode
   // controller only; the KRaft controller balances every imbalanced partition.
   v.ignored({"leader.imbalance.per.broker.percentage", "replica.fetch.wait.max.ms", "num.network.threads",

@@ -331,7 +331,7 @@ void ConnectCluster::handle(const sim::Event& e) {
         } else if (operator_.remediation == "tolerate_then_revert" && !tolerate_override_) {
           tolerate_watch_task_ = t;
           set_tolerate_state_mismatch(true);
-          restart_for_config_change();  // this task among them
+          restart_for_config_change("tolerateStateMismatch=true");  // this task among them
           return;
         }
       }
@@ -397,7 +397,7 @@ void ConnectCluster::task_caught_up(int t) {
   // change that restarts every task.
   tolerate_watch_task_ = -1;
   set_tolerate_state_mismatch(false);
-  restart_for_config_change();
+  restart_for_config_change("tolerateStateMismatch=false");
 }
 
 // A PUT of the connector's config (Kafka 3.7 DistributedHerder: the
@@ -405,10 +405,8 @@ void ConnectCluster::task_caught_up(int t) {
 // revokes and restarts every task of the connector): a running task stops
 // gracefully and starts again, a FAILED one starts again (it has a new
 // config), a task of a worker that is down starts when its worker is back.
-void ConnectCluster::restart_for_config_change() {
-  story("config_change", std::string("tolerateStateMismatch=") +
-                             (tolerate_override_ ? "true" : "false") +
-                             ": a config change of the connector, so every task restarts");
+void ConnectCluster::restart_for_config_change(const std::string& change) {
+  story("config_change", change + ": a config change of the connector, so every task restarts");
   for (auto& t : tasks_) {
     if (t->status() == TaskStatus::RUNNING) {
       t->restart_gracefully(0);

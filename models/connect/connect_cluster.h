@@ -115,7 +115,8 @@ class ConnectCluster final : public sim::Component, public TaskListener {
   // A worker (back, or given its tasks back) starts the ones that are down.
   void start_tasks_of(int worker);
   void set_tolerate_state_mismatch(bool on);
-  void restart_for_config_change();
+  // `change` names it in the story (e.g. "tolerateStateMismatch=true").
+  void restart_for_config_change(const std::string& change);
   WorkerSinkTask& task(int t) { return *tasks_[static_cast<std::size_t>(t)]; }
 
   sim::Simulation& sim_;

@@ -85,7 +85,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOp
            "before the run), or one interval in (tasks start with the run)");
   // offset.flush.timeout.ms bounds a commit in flight; pipesim's commits
   // are answered at once (taken, or refused by a dead coordinator).
-  v.ignored({"offset.flush.timeout.ms", "bootstrap.servers", "group.id", "key.converter", "value.converter",
+  v.ignored({"offset.flush.timeout.ms", "bootstrap.servers", "group.id", "key.converter",
+             "value.converter",
              "key.converter.schemas.enable", "value.converter.schemas.enable",
              "offset.storage.topic", "config.storage.topic", "status.storage.topic",
              "plugin.path", "connect.protocol", "partition.assignment.strategy",
