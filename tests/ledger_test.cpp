@@ -66,12 +66,13 @@ TEST(Ledger, ExtraKafkaCopyIsAProducerSideDuplicate) {
   Ledger l(1);
   l.emit(0, 20);
   l.record_rows(0, rows(0, 20, 1, 1));                                              // original copy
-  l.record_rows(0, rows(5, 5, 2, 2, InsertTag::NORMAL, CopyCause::PRODUCER_RETRY));  // retry copy
-  l.record_rows(0, rows(15, 5, 3, 3, InsertTag::NORMAL, CopyCause::MANUAL_RESEND));  // resent copy
+  l.record_rows(0, rows(5, 5, 2, 2, InsertTag::NORMAL, CopyCause::RETRY_EPOCH_BUMP));  // retry copy
+  l.record_rows(0, rows(15, 5, 3, 3, InsertTag::NORMAL, CopyCause::MANUAL_RESEND));    // resent copy
   // The retry copy inserted a second time counts as a sink-side replay.
-  l.record_rows(0, rows(5, 2, 2, 4, InsertTag::REPLAY, CopyCause::PRODUCER_RETRY));
+  l.record_rows(0, rows(5, 2, 2, 4, InsertTag::REPLAY, CopyCause::RETRY_EPOCH_BUMP));
   const Settlement s = l.settle();
   EXPECT_EQ(entry(s, EntryPoint::PRODUCER_RETRY), 5);
+  EXPECT_EQ(s.producer_retry_by_path[static_cast<std::size_t>(ProducerPath::EPOCH_BUMP_RESEND)], 5);
   EXPECT_EQ(entry(s, EntryPoint::MANUAL_RESEND), 5);
   EXPECT_EQ(entry(s, EntryPoint::TASK_RESTART_REPLAY), 2);
   EXPECT_EQ(s.duplicate_rows, 12);
@@ -81,7 +82,7 @@ TEST(Ledger, RetryCopyAloneIsNotADuplicate) {
   // The original copy was lost (e.g. truncated) and only the retry reached ClickHouse.
   Ledger l(1);
   l.emit(0, 10);
-  l.record_rows(0, rows(0, 10, 2, 1, InsertTag::NORMAL, CopyCause::PRODUCER_RETRY));
+  l.record_rows(0, rows(0, 10, 2, 1, InsertTag::NORMAL, CopyCause::RETRY_NOT_IDEMPOTENT));
   const Settlement s = l.settle();
   EXPECT_EQ(s.ok, 10);
   EXPECT_EQ(s.duplicate_rows, 0);
@@ -159,7 +160,7 @@ TEST(Ledger, MatchesAPerIdReferenceModelOnRandomHistories) {
       if (kind == 0) {
         const auto uid = static_cast<std::uint32_t>(1 + rng.below(3));
         const auto cause = uid == 1 ? CopyCause::ORIGINAL
-                                    : (uid == 2 ? CopyCause::PRODUCER_RETRY : CopyCause::MANUAL_RESEND);
+                                    : (uid == 2 ? CopyCause::APPLICATION_RESEND : CopyCause::MANUAL_RESEND);
         const auto tag = static_cast<InsertTag>(rng.below(4));
         const RowRange r = rows(first, count, uid, ++serial, tag, cause);
         l.record_rows(0, r);
@@ -197,6 +198,9 @@ TEST(Ledger, MatchesAPerIdReferenceModelOnRandomHistories) {
           if (!seen) {
             const CopyCause extra = f.rows[i].cause != CopyCause::ORIGINAL ? f.rows[i].cause : f.rows[0].cause;
             e = extra == CopyCause::MANUAL_RESEND ? EntryPoint::MANUAL_RESEND : EntryPoint::PRODUCER_RETRY;
+            if (e == EntryPoint::PRODUCER_RETRY) {
+              ++want.producer_retry_by_path[static_cast<std::size_t>(ProducerPath::APPLICATION_RESEND)];
+            }
           } else if (f.rows[i].tag == InsertTag::REDELIVERY) {
             e = EntryPoint::INSERT_TIMEOUT_REDELIVERY;
           } else if (f.rows[i].tag == InsertTag::STATE_RESET) {
@@ -226,6 +230,7 @@ TEST(Ledger, MatchesAPerIdReferenceModelOnRandomHistories) {
     EXPECT_EQ(got.duplicated, want.duplicated);
     EXPECT_EQ(got.duplicate_rows, want.duplicate_rows);
     EXPECT_EQ(got.duplicates_by_entry, want.duplicates_by_entry);
+    EXPECT_EQ(got.producer_retry_by_path, want.producer_retry_by_path);
     EXPECT_EQ(got.lost, want.lost);
     EXPECT_EQ(got.lost_by_cause, want.lost_by_cause);
     EXPECT_EQ(got.pending, want.pending);

@@ -21,13 +21,13 @@ TEST(PartitionLog, ContiguousAppendsOfOneCauseShareASegment) {
   PartitionLog log;
   EXPECT_EQ(log.append(0, 100, CopyCause::ORIGINAL), 0);
   EXPECT_EQ(log.append(100, 100, CopyCause::ORIGINAL), 100);
-  EXPECT_EQ(log.append(100, 16, CopyCause::PRODUCER_RETRY), 200);  // a retry: another copy
+  EXPECT_EQ(log.append(100, 16, CopyCause::RETRY_NOT_IDEMPOTENT), 200);  // a retry: another copy
   const auto p = pieces(log, 0, 215);
   ASSERT_EQ(p.size(), 2u);
   EXPECT_EQ(p[0].ids.count, 200);
   EXPECT_EQ(p[1].offset, 200);
   EXPECT_EQ(p[1].ids.first, 100);
-  EXPECT_EQ(p[1].cause, CopyCause::PRODUCER_RETRY);
+  EXPECT_EQ(p[1].cause, CopyCause::RETRY_NOT_IDEMPOTENT);
   EXPECT_NE(p[0].segment_uid, p[1].segment_uid);
 }
 

@@ -102,6 +102,21 @@ int KafkaCluster::choose_leader(const Partition& p, int exclude, bool allow_uncl
   return -1;
 }
 
+ledger::CopyCause KafkaCluster::retry_path(const ProduceBatch& batch, SequenceCheck checked) {
+  // An attempt of this batch was written before: how this one got past the
+  // producer state (SPEC §10's paths).
+  if (batch.producer_id < 0) return ledger::CopyCause::RETRY_NOT_IDEMPOTENT;
+  switch (checked) {
+    case SequenceCheck::APPEND_EXPIRED_PRODUCER: return ledger::CopyCause::RETRY_PRODUCER_ID_EXPIRED;
+    // Re-numbered by an epoch bump (TransactionManager.startSequencesAtBeginning):
+    // the broker cannot know it holds these records already (KAFKA-14034).
+    case SequenceCheck::APPEND_NEW_EPOCH: return ledger::CopyCause::RETRY_EPOCH_BUMP;
+    // The next sequence of the same epoch, or a producer the log no longer
+    // knows: the written attempt was truncated away.
+    default: return ledger::CopyCause::RETRY_AFTER_TRUNCATION;
+  }
+}
+
 ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::Time at) {
   const auto index = static_cast<std::size_t>(batch.partition);
   Partition& p = partitions_[index];
@@ -121,13 +136,28 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
     r.error = ProduceError::NOT_ENOUGH_REPLICAS;
     return r;
   }
+  ledger::CopyCause cause = batch.cause;
+  SequenceCheck checked = SequenceCheck::APPEND;
   if (batch.producer_id >= 0) {
     std::int64_t duplicate_offset = -1;
-    switch (p.producers.check(batch.producer_id, batch.epoch, batch.base_sequence,
-                              batch.base_sequence + batch.records - 1, at, duplicate_offset)) {
+    sim::Time duplicate_appended_at{};
+    checked = p.producers.check(batch.producer_id, batch.epoch, batch.base_sequence,
+                                batch.base_sequence + batch.records - 1, at, duplicate_offset,
+                                duplicate_appended_at);
+    switch (checked) {
       case SequenceCheck::DUPLICATE:
         r.error = ProduceError::DUPLICATE_SEQUENCE;
         r.base_offset = duplicate_offset;
+        // The answer carries the original's offsets, and with acks=all the
+        // DelayedProduce waits for the high watermark to pass them
+        // (ReplicaManager.appendRecords: requiredOffset = lastOffset + 1).
+        if (!batch.acks_all || duplicate_offset + batch.records <= log.high_watermark()) {
+          r.replication = sim::Time{};
+        } else if (isr_has_dead_member(p)) {
+          r.replication = sim::Time::max();
+        } else {
+          r.replication = std::max(sim::Time{}, duplicate_appended_at + replication_time(batch.partition) - at);
+        }
         return r;
       case SequenceCheck::OUT_OF_ORDER:
         r.error = ProduceError::OUT_OF_ORDER_SEQUENCE_NUMBER;
@@ -136,16 +166,20 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
         r.error = ProduceError::INVALID_PRODUCER_EPOCH;
         return r;
       case SequenceCheck::APPEND:
+      case SequenceCheck::APPEND_NEW_EPOCH:
+      case SequenceCheck::APPEND_UNKNOWN_PRODUCER:
+      case SequenceCheck::APPEND_EXPIRED_PRODUCER:
         break;
     }
   }
+  if (cause == ledger::CopyCause::PRODUCER_RETRY) cause = retry_path(batch, checked);
   const sim::Time half{options_.replication_latency.us / 2};
   while (!p.recent.empty() && p.recent.front().first + half <= at) p.recent.pop_front();
   p.recent.emplace_back(at, log.log_end_offset());
-  r.base_offset = log.append(batch.first_id, batch.records, batch.cause, at);
+  r.base_offset = log.append(batch.first_id, batch.records, cause, at);
   if (batch.producer_id >= 0) {
     p.producers.on_append(batch.producer_id, batch.epoch, batch.base_sequence,
-                          batch.base_sequence + batch.records - 1, r.base_offset, batch.created);
+                          batch.base_sequence + batch.records - 1, r.base_offset, batch.created, at);
   }
   counters_.appended_records += batch.records;
   if (isr_has_dead_member(p)) {
@@ -169,7 +203,7 @@ std::int64_t KafkaCluster::append_direct(int partition, std::int64_t first_id, s
   p.recent.emplace_back(at, log.log_end_offset());
   const std::int64_t base = log.append(first_id, count, ledger::CopyCause::ORIGINAL, at, &append_time);
   if (producer_id >= 0) {
-    p.producers.on_append(producer_id, epoch, base_sequence, base_sequence + count - 1, base, created);
+    p.producers.on_append(producer_id, epoch, base_sequence, base_sequence + count - 1, base, created, at);
   }
   counters_.appended_records += count;
   return base;
@@ -400,12 +434,13 @@ void KafkaCluster::retention_check() {
   const sim::Time cutoff = sim_.now() - options_.retention;
   for (std::size_t i = 0; i < partitions_.size(); ++i) {
     scratch_.clear();
-    const std::int64_t start = logs_[i].delete_segment_files_before(cutoff, scratch_);
+    // The producer states stay: retention does not drop them (3.7
+    // onLogStartOffsetIncremented), only producer.id.expiration.ms does.
+    logs_[i].delete_segment_files_before(cutoff, scratch_);
     for (const auto& piece : scratch_) {
       ledger_.record_mark(static_cast<int>(i), piece.ids, ledger::LossCause::RETENTION_EXPIRED);
       counters_.retention_deleted_records += piece.ids.count;
     }
-    if (!scratch_.empty()) partitions_[i].producers.truncate_head(start);
   }
   const sim::Time next = sim_.now() + options_.log_retention_check_interval;
   if (next < horizon_) sim_.schedule(next, id_, kRetention);

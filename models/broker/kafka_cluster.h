@@ -54,6 +54,9 @@ enum class ProduceError : std::uint8_t {
   OUT_OF_ORDER_SEQUENCE_NUMBER,  // a gap in the producer's sequences
   INVALID_PRODUCER_EPOCH,        // an older epoch than the broker has seen
   NO_ANSWER,                     // the leader hangs on the partition (uncontrolled leader change)
+  // Never from a broker: what the client makes of a request on a connection
+  // that closed before its answer (NetworkClient: a disconnect).
+  NETWORK_EXCEPTION,
 };
 
 // One partition's part of a produce request.
@@ -172,6 +175,8 @@ class KafkaCluster final : public sim::Component {
   [[nodiscard]] const ClusterCounters& counters() const { return counters_; }
 
  private:
+  // The copy cause of an append of a batch the client tagged PRODUCER_RETRY.
+  static ledger::CopyCause retry_path(const ProduceBatch& batch, SequenceCheck checked);
   enum EventType : std::uint32_t { kIsrShrink = 1, kFence = 2, kRestart = 3, kElection = 4,
                                    kRetention = 5, kBalance = 6 };
   struct Partition {

@@ -9,8 +9,28 @@ namespace pipesim::ledger {
 // Why a Kafka record exists.
 enum class CopyCause : std::uint8_t {
   ORIGINAL,        // the service's first send
-  PRODUCER_RETRY,  // a retry appended again after a lost answer (or an app re-send of kind "retry")
+  // The client's tag for an attempt of a batch an earlier attempt of which
+  // was written (ground truth the client does not know). The broker that
+  // appends it names the path by which it got past idempotence (one of the
+  // RETRY_* causes below), so the ledger never sees this one from a run.
+  PRODUCER_RETRY,
   MANUAL_RESEND,   // re-sent from the retry table
+  APPLICATION_RESEND,         // re-sent by the application after a failed send (app.on_send_failure=retry)
+  RETRY_NOT_IDEMPOTENT,       // enable.idempotence=false: nothing dedupes a retry
+  RETRY_EPOCH_BUMP,           // re-numbered by an epoch bump after it was written (KAFKA-14034)
+  RETRY_PRODUCER_ID_EXPIRED,  // the broker forgot the producer id (producer.id.expiration.ms)
+  RETRY_AFTER_TRUNCATION,     // the written attempt was truncated away after a consumer read it
+};
+
+// The path by which a producer-side copy got into the topic
+// (metrics producer_retry_by_path.*; SPEC §10's paths a, b, c).
+enum class ProducerPath : std::uint8_t {
+  NOT_IDEMPOTENT,
+  EPOCH_BUMP_RESEND,
+  PRODUCER_ID_EXPIRED,
+  APPLICATION_RESEND,
+  AFTER_TRUNCATION,
+  COUNT,
 };
 
 // Why the sink inserted a range: decides the entry point of a duplicate row
@@ -46,5 +66,8 @@ enum class EntryPoint : std::uint8_t {
 
 std::string_view to_string(LossCause c);   // metric suffix, e.g. "dlq_only"
 std::string_view to_string(EntryPoint e);  // metric suffix, e.g. "producer_retry"
+std::string_view to_string(ProducerPath p);  // metric suffix, e.g. "epoch_bump_resend"
+// The path of a producer-side copy of this cause (COUNT for ORIGINAL and MANUAL_RESEND).
+ProducerPath producer_path(CopyCause c);
 
 }  // namespace pipesim::ledger

@@ -32,6 +32,34 @@ std::string_view to_string(EntryPoint e) {
   return "?";
 }
 
+std::string_view to_string(ProducerPath p) {
+  switch (p) {
+    case ProducerPath::NOT_IDEMPOTENT: return "not_idempotent";
+    case ProducerPath::EPOCH_BUMP_RESEND: return "epoch_bump_resend";
+    case ProducerPath::PRODUCER_ID_EXPIRED: return "producer_id_expired";
+    case ProducerPath::APPLICATION_RESEND: return "application_resend";
+    case ProducerPath::AFTER_TRUNCATION: return "after_truncation";
+    case ProducerPath::COUNT: break;
+  }
+  return "?";
+}
+
+ProducerPath producer_path(CopyCause c) {
+  switch (c) {
+    case CopyCause::RETRY_NOT_IDEMPOTENT: return ProducerPath::NOT_IDEMPOTENT;
+    case CopyCause::RETRY_EPOCH_BUMP: return ProducerPath::EPOCH_BUMP_RESEND;
+    case CopyCause::RETRY_PRODUCER_ID_EXPIRED: return ProducerPath::PRODUCER_ID_EXPIRED;
+    case CopyCause::APPLICATION_RESEND: return ProducerPath::APPLICATION_RESEND;
+    case CopyCause::RETRY_AFTER_TRUNCATION: return ProducerPath::AFTER_TRUNCATION;
+    case CopyCause::PRODUCER_RETRY:
+      PIPESIM_INVARIANT(false, "a producer retry copy whose path the broker did not name");
+      break;
+    case CopyCause::ORIGINAL:
+    case CopyCause::MANUAL_RESEND: break;
+  }
+  return ProducerPath::COUNT;
+}
+
 Ledger::Ledger(int partitions) : partitions_(static_cast<std::size_t>(partitions)) {}
 
 std::int64_t Ledger::emit(int partition, std::int64_t count) {
@@ -105,21 +133,27 @@ std::vector<IdRange> Ledger::ids_with_rows(int partition, IdRange ids) const {
 
 namespace {
 
+struct Attribution {
+  EntryPoint entry = EntryPoint::COUNT;
+  ProducerPath path = ProducerPath::COUNT;  // for producer_retry: which path
+};
+
 // The entry point of a row that is not the first row of its id (SPEC §3):
 // the first insert of an extra Kafka copy is a producer-side duplicate; a
 // further insert of an already-inserted copy is a sink-side duplicate.
-EntryPoint attribute(const RowRange& first_row, const RowRange& row, bool copy_seen_before) {
+Attribution attribute(const RowRange& first_row, const RowRange& row, bool copy_seen_before) {
   if (!copy_seen_before) {
     const CopyCause extra = row.cause != CopyCause::ORIGINAL ? row.cause : first_row.cause;
-    return extra == CopyCause::MANUAL_RESEND ? EntryPoint::MANUAL_RESEND : EntryPoint::PRODUCER_RETRY;
+    if (extra == CopyCause::MANUAL_RESEND) return {EntryPoint::MANUAL_RESEND};
+    return {EntryPoint::PRODUCER_RETRY, producer_path(extra)};
   }
   switch (row.tag) {
-    case InsertTag::REDELIVERY: return EntryPoint::INSERT_TIMEOUT_REDELIVERY;
-    case InsertTag::STATE_RESET: return EntryPoint::STATE_RESET;
+    case InsertTag::REDELIVERY: return {EntryPoint::INSERT_TIMEOUT_REDELIVERY};
+    case InsertTag::STATE_RESET: return {EntryPoint::STATE_RESET};
     case InsertTag::NORMAL:
     case InsertTag::REPLAY: break;
   }
-  return EntryPoint::TASK_RESTART_REPLAY;
+  return {EntryPoint::TASK_RESTART_REPLAY};
 }
 
 }  // namespace
@@ -224,8 +258,10 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
                                       [&](const RowRange* earlier) {
                                         return earlier->segment_uid == ordered[i]->segment_uid;
                                       });
-        const EntryPoint e = attribute(*ordered[0], *ordered[i], seen);
+        const Attribution a = attribute(*ordered[0], *ordered[i], seen);
+        const EntryPoint e = a.entry;
         s.duplicates_by_entry[static_cast<int>(e)] += length;
+        if (a.path != ProducerPath::COUNT) s.producer_retry_by_path[static_cast<int>(a.path)] += length;
         if (groups) entries += (entries.empty() ? "" : ", ") + std::string(to_string(e));
       }
       add_group(groups, partition, lo, length, "duplicated", entries, n);
@@ -257,6 +293,10 @@ Settlement Ledger::settle(std::vector<FateGroup>* groups) const {
   std::int64_t attributed = 0;
   for (const auto d : s.duplicates_by_entry) attributed += d;
   PIPESIM_INVARIANT(attributed == s.duplicate_rows, "a duplicate row without an entry point");
+  std::int64_t by_path = 0;
+  for (const auto d : s.producer_retry_by_path) by_path += d;
+  PIPESIM_INVARIANT(by_path == s.duplicates_by_entry[static_cast<int>(EntryPoint::PRODUCER_RETRY)],
+                    "a producer_retry duplicate without a path");
   std::int64_t lost = 0;
   for (const auto l : s.lost_by_cause) lost += l;
   PIPESIM_INVARIANT(lost == s.lost, "a lost record without a cause");

@@ -57,6 +57,8 @@ struct Settlement {
   std::int64_t final_duplicate_rows = 0;
   std::array<std::int64_t, static_cast<int>(EntryPoint::COUNT)> duplicates_by_entry{};
   std::array<std::int64_t, static_cast<int>(LossCause::COUNT)> lost_by_cause{};
+  // The producer_retry duplicates split by the path that let the copy in.
+  std::array<std::int64_t, static_cast<int>(ProducerPath::COUNT)> producer_retry_by_path{};
   std::int64_t dlq_records_in_clickhouse = 0;
   std::int64_t dlq_records_missing = 0;
 };

@@ -39,6 +39,12 @@ const std::vector<std::string>& metric_names() {
                           "leader_elections", "kafka_truncated_records"}) {
       n.emplace_back(m);
     }
+    // The producer_retry duplicates by the path that let each copy in (SPEC §10).
+    for (const char* p : {"not_idempotent", "epoch_bump_resend", "producer_id_expired", "application_resend",
+                          "after_truncation"}) {
+      n.push_back(std::string("producer_retry_by_path.") + p);
+    }
+    n.emplace_back("producer_late_failures");
     for (const auto& kind : fault_kinds()) n.push_back("faults_fired." + kind);
     n.emplace_back("events_processed");
     // Beyond SPEC §9: disruption episodes and how many ended in a connector stop.

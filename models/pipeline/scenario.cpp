@@ -370,6 +370,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
         std::string(ledger::to_string(static_cast<ledger::EntryPoint>(e)))] =
           static_cast<double>(s.duplicates_by_entry[static_cast<std::size_t>(e)]);
     }
+    for (int path = 0; path < static_cast<int>(ledger::ProducerPath::COUNT); ++path) {
+      v["producer_retry_by_path." + std::string(ledger::to_string(static_cast<ledger::ProducerPath>(path)))] =
+          static_cast<double>(s.producer_retry_by_path[static_cast<std::size_t>(path)]);
+    }
     v["lost_records"] = static_cast<double>(s.lost);
     for (int c = 0; c < static_cast<int>(ledger::LossCause::COUNT); ++c) {
       v["lost_records_by_cause." +
@@ -415,6 +419,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["producer_epoch_bumps"] = static_cast<double>(producer_.epoch_bumps());
     v["producer_not_enough_replicas_after_append"] =
         static_cast<double>(producer_.counters().not_enough_replicas_after_append);
+    v["producer_late_failures"] = static_cast<double>(producer_.counters().late_failures);
     v["retry_table_records"] = static_cast<double>(app_.retry_table_records());
     v["leader_elections"] = static_cast<double>(kafka_.counters().leader_elections);
     v["kafka_truncated_records"] = static_cast<double>(kafka_.counters().truncated_records);

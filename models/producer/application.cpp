@@ -47,7 +47,7 @@ void Application::send_failed(const FailedSend& failed) {
       return;
     }
     counters_.resent_records += failed.ids.count;
-    producer_.send(failed.partition, failed.ids.first, failed.ids.count, ledger::CopyCause::PRODUCER_RETRY,
+    producer_.send(failed.partition, failed.ids.first, failed.ids.count, ledger::CopyCause::APPLICATION_RESEND,
                    failed.resends + 1);
     return;
   }

@@ -4,7 +4,8 @@
 // records whose send failed (app.on_send_failure, a model parameter since real services
 // differ):
 //   - retry: send them again at once, up to app.max_resends times per record
-//     (an extra copy this makes is attributed to producer_retry);
+//     (an extra copy this makes is attributed to producer_retry, path
+//     application_resend);
 //   - retry_table: park them in a table; the manual_resend fault sends the
 //     table again (attributed to manual_resend), all of it (blind) or only
 //     the keys not yet in ClickHouse (check_by_key asks the ledger, as a

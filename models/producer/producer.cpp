@@ -209,6 +209,14 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
         // acks=all: DelayedProduce answers once the ISR has the append.
         if (acks_ == -1) wb.done_at = wb.hw_at;
         break;
+      case ProduceError::DUPLICATE_SEQUENCE:
+        // Answered with the original's offsets once the high watermark has
+        // them (the original's own request moves the high watermark).
+        if (wb.batch != kNoBatch) pool_[wb.batch].appended = true;
+        if (acks_ == -1) {
+          wb.done_at = wb.result.replication == sim::Time::max() ? sim::Time::max() : at + wb.result.replication;
+        }
+        break;
       case ProduceError::NO_ANSWER:
         r.hangs = true;
         break;
@@ -256,7 +264,8 @@ void Producer::answer(Connection& c, Request& r) {
     ProducerBatch& b = pool_[id];
     b.in_request = false;
     --queues_[static_cast<std::size_t>(b.partition)].in_flight;
-    if (b.done) {  // expired while in flight: the answer is ignored
+    if (b.done) {  // failed by delivery.timeout.ms while in flight: a late answer
+      late_answer(id, wb.result.error);
       pool_.release(id);
       continue;
     }
@@ -281,6 +290,7 @@ void Producer::answer(Connection& c, Request& r) {
         fail(id, false, b.attempts < options_.retries, false);
         break;
       case ProduceError::NO_ANSWER:
+      case ProduceError::NETWORK_EXCEPTION:
         PIPESIM_INVARIANT(false, "an answer from a hung leader");
     }
   }
@@ -305,6 +315,7 @@ void Producer::close_connection(Connection& c) {
       b.in_request = false;
       --queues_[static_cast<std::size_t>(b.partition)].in_flight;
       if (b.done) {
+        late_answer(wb.batch, ProduceError::NETWORK_EXCEPTION);
         pool_.release(wb.batch);
       } else {
         retry_or_fail(wb.batch, false);
@@ -342,6 +353,24 @@ void Producer::complete(std::uint32_t id) {
   tm_.on_completed(pool_[id], id);
   pool_[id].done = true;
   pool_.release(id);
+}
+
+void Producer::late_answer(std::uint32_t id, ProduceError error) {
+  const ProducerBatch& b = pool_[id];
+  if (error == ProduceError::NONE || error == ProduceError::DUPLICATE_SEQUENCE) {
+    // Sender.completeBatch -> handleCompletedBatch: the acknowledged sequence
+    // moves (an expired batch that was written resolves its partition).
+    tm_.on_completed(b, id);
+    return;
+  }
+  // Sender.completeBatch: canRetry is false for a batch that is already done,
+  // so an error answer (a disconnect is NETWORK_EXCEPTION) goes to
+  // failBatch(batch, response, attempts < retries): handleFailedBatch asks
+  // for an epoch bump of the partition, which re-numbers its other
+  // incomplete batches, written or not (KAFKA-14034). completeExceptionally
+  // then finds the batch failed already: the application hears nothing new.
+  ++counters_.late_failures;
+  tm_.on_failed(b, id, false, b.attempts < options_.retries);
 }
 
 void Producer::retry_or_fail(std::uint32_t id, bool out_of_order) {
@@ -558,7 +587,8 @@ void Producer::isr_shrunk(int partition) {
       if (!r.processed) continue;
       bool changed = false;
       for (auto& wb : r.batches) {
-        if (wb.data.partition != partition || wb.result.error != ProduceError::NONE) continue;
+        if (wb.data.partition != partition) continue;
+        if (wb.result.error != ProduceError::NONE && wb.result.error != ProduceError::DUPLICATE_SEQUENCE) continue;
         if (below_min && wb.done_at > now && !r.answered) {
           wb.result.error = ProduceError::NOT_ENOUGH_REPLICAS_AFTER_APPEND;
           ++counters_.not_enough_replicas_after_append;

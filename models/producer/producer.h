@@ -107,6 +107,8 @@ struct ProducerCounters {
   // batches answered NOT_ENOUGH_REPLICAS_AFTER_APPEND (in the log, yet retried)
   std::int64_t not_enough_replicas_after_append = 0;
   std::int64_t request_timeouts = 0; // connections closed by request.timeout.ms
+  // error answers or disconnects of batches already expired in flight (each asks for an epoch bump)
+  std::int64_t late_failures = 0;
   std::int64_t restarts = 0;
 };
 
@@ -235,6 +237,8 @@ class Producer final : public sim::Component {
   void retry_or_fail(std::uint32_t id, bool out_of_order);
   void reenqueue(std::uint32_t id);
   void fail(std::uint32_t id, bool out_of_order, bool adjust_sequences, bool expired);
+  // The answer (or disconnect) of an attempt of a batch that delivery.timeout.ms already failed.
+  void late_answer(std::uint32_t id, broker::ProduceError error);
   [[nodiscard]] sim::Time next_wake(sim::Time now) const;
   [[nodiscard]] sim::Time earliest_answer(const Connection& c) const;
   void schedule_wake(sim::Time at);
