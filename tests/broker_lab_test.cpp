@@ -106,6 +106,7 @@ TEST(BrokerLab, AWrittenButRefusedAppendIsDuplicatedByAnApplicationResend) {
   const Lab m("broker_min_insync_refuses_writes.json", {"app.on_send_failure=retry"});
   EXPECT_EQ(m["duplicate_rows"], 1);
   EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(m["producer_retry_by_path.application_resend"], 1);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["clickhouse_rows"], 60000 + 1);
 }
@@ -128,6 +129,7 @@ TEST(BrokerLab, ARetryOfAWrittenButRefusedAppendIsDedupedOnlyWithIdempotence) {
   EXPECT_EQ(plain["producer_expired_records"], 0);
   EXPECT_EQ(plain["duplicate_rows"], 1);
   EXPECT_EQ(plain["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(plain["producer_retry_by_path.not_idempotent"], 1);
   EXPECT_EQ(plain["lost_records"], 0);
 }
 

@@ -56,6 +56,7 @@ TEST(ProducerLab, WithoutIdempotenceTheRetryOfTheAppendedBatchIsWrittenTwice) {
   EXPECT_EQ(m["kafka_records"], 30000 + 1);
   EXPECT_EQ(m["duplicate_rows"], 1);
   EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(m["producer_retry_by_path.not_idempotent"], 1);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["pending_records"], 0);
 }
@@ -68,6 +69,7 @@ TEST(ProducerLab, RetryAfterTheBrokerExpiredTheProducerIdIsWrittenAgain) {
   const Lab m("producer_id_expired_before_retry.json");
   EXPECT_EQ(m["kafka_records"], 30000 + 1);
   EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(m["producer_retry_by_path.producer_id_expired"], 1);
   EXPECT_EQ(m["duplicate_rows"], 1);
 }
 
@@ -100,6 +102,7 @@ TEST(ProducerLab, NotLeaderLongerThanDeliveryTimeoutAppRetryDuplicatesExactlyThe
   EXPECT_EQ(m["producer_retried_records"], 2);
   EXPECT_EQ(m["duplicate_rows"], 1);
   EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(m["producer_retry_by_path.application_resend"], 1);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["pending_records"], 0);
 }
@@ -119,6 +122,7 @@ TEST(ProducerLab, RetriesZeroFailsTheBatchAtItsFirstError) {
   EXPECT_EQ(m["producer_failed_records"], 3 + 8010);
   EXPECT_EQ(m["producer_expired_records"], 8011);
   EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(m["producer_retry_by_path.application_resend"], 1);
   EXPECT_EQ(m["lost_records"], 0);
 }
 
@@ -181,6 +185,7 @@ TEST(ProducerLab, RestartedProducerResendsInFlightBatchesUnderANewProducerId) {
   EXPECT_EQ(m["kafka_records"], 30000 + 1);
   EXPECT_EQ(m["duplicate_rows"], 1);
   EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
+  EXPECT_EQ(m["producer_retry_by_path.application_resend"], 1);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["pending_records"], 0);
 }
