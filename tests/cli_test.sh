@@ -458,7 +458,7 @@ if "$PY" -c 'import json,sys; ids={f["id"] for f in json.load(open(sys.argv[1]))
 else
   fail "lint findings" "$(show)"
 fi
-write clean.json '{"connector":{"exactlyOnce":true,"tolerateStateMismatch":true},"kafka":{"min.insync.replicas":2},"clickhouse":{"replicated_deduplication_window":100000}}'
+write clean.json '{"connector":{"exactlyOnce":true,"tolerateStateMismatch":true},"producer":{"max.in.flight.requests.per.connection":1},"app":{"on_send_failure":"retry_table","resend_policy":"check_by_key"},"kafka":{"min.insync.replicas":2},"clickhouse":{"replicated_deduplication_window":100000}}'
 run "$PIPESIM" lint "$TMP/clean.json" --quick-seeds 2
 expect_rc "lint: a clean config exits 0" 0
 run "$PIPESIM" lint "$TMP/badexpect.json"

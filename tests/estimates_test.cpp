@@ -100,13 +100,17 @@ bool has(const std::vector<Finding>& findings, const std::string& id) {
 TEST(Lint, NamesEachHazardOfItsConfig) {
   QuickProfile calm;
   calm.inserts_per_s = 1;  // window of 1000 blocks lasts 1000 s
-  const Config base = load_config({{"connector", {{"exactlyOnce", true}, {"tolerateStateMismatch", true}}},
-                                   {"kafka", {{"min.insync.replicas", 2}}}});
+  // Every producer path closed too: one batch of a partition in flight, the
+  // application re-sends only what ClickHouse lacks.
+  const nlohmann::json clean = {{"connector", {{"exactlyOnce", true}, {"tolerateStateMismatch", true}}},
+                                {"producer", {{"max.in.flight.requests.per.connection", 1}}},
+                                {"app", {{"on_send_failure", "retry_table"}, {"resend_policy", "check_by_key"}}},
+                                {"kafka", {{"min.insync.replicas", 2}}}};
+  const Config base = load_config(clean);
   EXPECT_TRUE(lint(base, calm).empty());
 
   const auto with = [&](const nlohmann::json& patch) {
-    nlohmann::json raw = {{"connector", {{"exactlyOnce", true}, {"tolerateStateMismatch", true}}},
-                          {"kafka", {{"min.insync.replicas", 2}}}};
+    nlohmann::json raw = clean;
     raw.merge_patch(patch);
     return lint(load_config(raw, true), calm);
   };
@@ -118,11 +122,42 @@ TEST(Lint, NamesEachHazardOfItsConfig) {
   EXPECT_TRUE(has(with({{"producer", {{"acks", "1"}}}}), "acks_not_all"));
   EXPECT_TRUE(has(with({{"kafka", {{"min.insync.replicas", 1}}}}), "min_insync_replicas_1"));
   EXPECT_TRUE(has(with({{"kafka", {{"unclean.leader.election.enable", true}}}}), "unclean_leader_election"));
-  EXPECT_TRUE(has(with({{"kafka", {{"producer.id.expiration.ms", 60000}}}}),
-                  "producer_id_expiration_below_delivery_timeout"));
+  EXPECT_TRUE(has(with({{"kafka", {{"producer.id.expiration.ms", 60000}}}}), "producer_path_producer_id_expired"));
+  EXPECT_TRUE(has(with({{"producer", {{"enable.idempotence", false}}}}), "producer_path_not_idempotent"));
+  EXPECT_TRUE(has(with({{"producer", {{"max.in.flight.requests.per.connection", 5}}}}),
+                  "producer_path_epoch_bump_resend"));
+  EXPECT_TRUE(has(with({{"app", {{"on_send_failure", "retry"}}}}), "producer_path_application_resend"));
+  EXPECT_TRUE(has(with({{"kafka", {{"unclean.leader.election.enable", true}}}}), "producer_path_after_truncation"));
   // 8 partitions on 1 task, 4 queries each with exactlyOnce, 30 s each: 960 s > 300 s.
   EXPECT_TRUE(has(with({{"connect", {{"tasks.max", 1}}}}), "put_may_outlive_max_poll_interval"));
   EXPECT_FALSE(has(with({{"connect", {{"tasks.max", 8}}}}), "put_may_outlive_max_poll_interval"));
+}
+
+TEST(Lint, RunAndLintNameTheSameOpenProducerPathsEachWithTheSettingThatClosesIt) {
+  // The defaults: idempotence on with 5 in flight (KAFKA-14034), the
+  // application re-sends a failed send.
+  const Config defaults = load_config(nlohmann::json::object());
+  const std::vector<std::string> entries = open_entry_points(defaults, 1);
+  ASSERT_FALSE(entries.empty());
+  EXPECT_EQ(entries.front(), "producer_retry (epoch_bump_resend, application_resend)");
+  QuickProfile calm;
+  calm.inserts_per_s = 1;
+  std::vector<std::string> lint_paths;
+  for (const auto& f : lint(defaults, calm)) {
+    if (f.opens.rfind("producer_retry.", 0) == 0) lint_paths.push_back(f.opens.substr(15));
+  }
+  EXPECT_EQ(lint_paths, (std::vector<std::string>{"epoch_bump_resend", "application_resend"}));
+  for (const auto& o : open_paths(defaults, 1)) {
+    if (o.path == "epoch_bump_resend") {
+      EXPECT_EQ(o.closed_by.rfind("max.in.flight.requests.per.connection=1", 0), 0u);
+    }
+    if (o.path == "application_resend") {
+      EXPECT_EQ(o.closed_by.rfind("app.on_send_failure=retry_table", 0), 0u);
+    }
+  }
+  // Idempotence off: the retry path is not_idempotent, and epoch bumps are gone.
+  const Config plain = load_config({{"producer", {{"enable.idempotence", false}}}, {"app", {{"on_send_failure", "drop"}}}});
+  EXPECT_EQ(open_entry_points(plain, 1).front(), "producer_retry (not_idempotent)");
 }
 
 TEST(Lint, DedupWindowTurnoverComparesWindowLifetimeWithRedeliveryDelay) {

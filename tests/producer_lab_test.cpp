@@ -24,20 +24,21 @@
 namespace pipesim::pipeline {
 namespace {
 
-// response_loss p=1 from 10 s to 10.5 s. Record 1000 goes at 10.000 s; the
-// broker appends it at 10.001 s, its answer is lost and the connection
-// stalls, so the requests of records 1001..1004 (10.010 .. 10.040 s) are
-// never read. Five unanswered requests: the in-flight limit holds everything
+// response_loss p=1 from 10 s to 10.5 s, connection "stall" (the default).
+// Record 1000 goes at 10.000 s; the broker appends it at 10.001 s and its
+// answer is lost: the way back is black-holed. The broker goes on reading
+// the connection: records 1001..1004 (sent 10.010 .. 10.040 s) are appended
+// at 10.011 .. 10.041 s, their answers lost behind the first (one TCP
+// stream). Five unanswered requests: the in-flight limit holds everything
 // after them in the accumulator (batches of 15 from 1005). At 40.000 s the
 // first request passes request.timeout.ms: the client closes the connection
-// and all five fail; they are retried from 40.1 s, one at a time (with
-// idempotence a retry goes only as the first incomplete batch), now outside
-// the window.
+// and all five fail, every one of them written; they are retried from
+// 40.1 s, now outside the window.
 
 TEST(ProducerLab, IdempotentRetryOfALostAnswerIsADuplicateSequence) {
-  // The retry of [1000] (sequence 1000) is one of the producer's last 5
-  // batches on the broker: DUPLICATE_SEQUENCE, answered with offset 1000,
-  // nothing appended. [1001]..[1004] are the next sequences: appended.
+  // The retries of [1000]..[1004] are the producer's last 5 batches on the
+  // broker: each is a DUPLICATE_SEQUENCE, answered with its original
+  // offset, nothing appended.
   const Lab m("producer_response_loss_idempotent.json");
   EXPECT_EQ(m["records_produced"], 30000);  // 100/s for 300 s
   EXPECT_EQ(m["producer_retried_records"], 5);
@@ -47,30 +48,90 @@ TEST(ProducerLab, IdempotentRetryOfALostAnswerIsADuplicateSequence) {
   EXPECT_EQ(m["pending_records"], 0);
 }
 
-TEST(ProducerLab, WithoutIdempotenceTheRetryOfTheAppendedBatchIsWrittenTwice) {
-  // Same timeline; of the five retried batches only [1000] had been
-  // appended, so exactly record 1000 is in Kafka twice, and in ClickHouse
-  // twice (the sink inserts both offsets), attributed to producer_retry.
+TEST(ProducerLab, WithoutIdempotenceEveryStalledBatchIsWrittenTwice) {
+  // Same timeline; all five retried batches had been appended, so records
+  // 1000..1004 are in Kafka twice, and in ClickHouse twice (the sink inserts
+  // both offsets), attributed to producer_retry, path not_idempotent.
   const Lab m("producer_response_loss_not_idempotent.json");
   EXPECT_EQ(m["producer_retried_records"], 5);
-  EXPECT_EQ(m["kafka_records"], 30000 + 1);
-  EXPECT_EQ(m["duplicate_rows"], 1);
-  EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
-  EXPECT_EQ(m["producer_retry_by_path.not_idempotent"], 1);
+  EXPECT_EQ(m["kafka_records"], 30000 + 5);
+  EXPECT_EQ(m["duplicate_rows"], 5);
+  EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 5);
+  EXPECT_EQ(m["producer_retry_by_path.not_idempotent"], 5);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["pending_records"], 0);
 }
 
+// response_loss p=1 from 10 s for 5 ms, connection "reset". Record 1000 is
+// appended at 10.001 s and the connection is reset as its answer leaves:
+// nothing more is read from it, and the client sees the reset one way
+// later, at 10.002 s. It fails the one request in flight at once and
+// retries [1000] after retry.backoff.ms, at 10.102 s, outside the window;
+// 1001..1010 (10.010 .. 10.100 s) wait behind it in one batch and go next.
+// Only [1000] is retried, and only it was written.
+TEST(ProducerLab, AResetIsSeenAtOnceAndOnlyTheAnsweredRequestIsRetried) {
+  const Lab plain("producer_response_loss_reset_not_idempotent.json");
+  EXPECT_EQ(plain["producer_retried_records"], 1);
+  EXPECT_EQ(plain["kafka_records"], 30000 + 1);
+  EXPECT_EQ(plain["duplicate_rows"], 1);
+  EXPECT_EQ(plain["producer_retry_by_path.not_idempotent"], 1);
+  EXPECT_EQ(plain["lost_records"], 0);
+  EXPECT_EQ(plain["pending_records"], 0);
+  const Lab idempotent("producer_response_loss_reset_not_idempotent.json", {"producer.enable.idempotence=true"});
+  EXPECT_EQ(idempotent["producer_retried_records"], 1);
+  EXPECT_EQ(idempotent["kafka_records"], 30000);  // the retry is a DUPLICATE_SEQUENCE
+  EXPECT_EQ(idempotent["duplicate_rows"], 0);
+}
+
+// KAFKA-14034 through a late disconnect (SPEC §10 path b). 10 records/s
+// (record k at 100k ms), retry.backoff.ms 20, delivery.timeout.ms =
+// request.timeout.ms = 30 s, on_send_failure=drop. Record 100 goes at
+// 10.000 s, is appended at 10.001 s and on the followers at 10.003 s; the
+// leader moves at 10.0015 s (controlled), so its waiting acks=all answer is
+// NOT_LEADER_OR_FOLLOWER. The client refreshes its metadata and retries
+// [100] to broker-1 at 10.0225 s (sequence 100, the new leader has it): the
+// DUPLICATE_SEQUENCE answer is lost in the response_loss stall (10.010 s
+// for 40 ms), and the connection's later answers with it. Records 101..104
+// (10.1 .. 10.4 s) are appended by broker-1 (sequences 101..104), their
+// answers lost; five in flight, the rest waits. At 40.000 s [100]'s delivery
+// timeout passes while it is in flight: it fails to the application
+// (TimeoutException; it is in Kafka, so not lost) and leaves its sequence
+// unresolved. At 40.0225 s the first request passes request.timeout.ms: the
+// connection closes and every request on it fails as a disconnect. [100]'s
+// is a late failure of a done batch: Sender.completeBatch -> failBatch with
+// adjustSequenceNumbers (attempts < retries) -> epoch bump, and
+// startSequencesAtBeginning gives [101]..[104] (retried from 40.0425 s,
+// before their delivery timeouts at 40.1 .. 40.4 s) epoch 1 and sequences
+// 0..3. Broker-1 takes them as a new epoch: 101..104 are in Kafka
+// twice. Without the late failure (checked by removing it) the retries of
+// [101]..[104] keep their sequences, are DUPLICATE_SEQUENCE, the unresolved
+// sequence resolves (104 is the last acknowledged) and nothing is bumped.
+TEST(ProducerLab, ALateDisconnectOfAnExpiredBatchBumpsTheEpochAndWrittenBatchesAreAppendedAgain) {
+  const Lab m("producer_epoch_bump_after_a_late_disconnect.json");
+  EXPECT_EQ(m["records_produced"], 3000);
+  EXPECT_EQ(m["producer_expired_records"], 1);
+  EXPECT_EQ(m["producer_late_failures"], 1);
+  EXPECT_EQ(m["producer_epoch_bumps"], 1);
+  EXPECT_EQ(m["producer_retried_records"], 1 + 4);  // [100] after NOT_LEADER, [101]..[104] after the close
+  EXPECT_EQ(m["kafka_records"], 3000 + 4);
+  EXPECT_EQ(m["duplicate_rows"], 4);
+  EXPECT_EQ(m["producer_retry_by_path.epoch_bump_resend"], 4);
+  EXPECT_EQ(m["lost_records"], 0);  // 100 failed to the application, yet it is in Kafka
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
 TEST(ProducerLab, RetryAfterTheBrokerExpiredTheProducerIdIsWrittenAgain) {
-  // producer.id.expiration.ms 5 s, checked every 10 s: the producer's last
-  // append was record 1000 (10.000 s), so the check at 20 s drops its state.
-  // The retry at 40.1 s finds no state and is accepted with any sequence:
-  // record 1000 lands twice although idempotence is on.
+  // The stall of the first labs, with producer.id.expiration.ms 5 s,
+  // checked every 10 s: the producer's last append was record 1004 (created
+  // 10.040 s), so the check at 20 s drops its state. The retry of [1000] at
+  // 40.1 s finds no state and is accepted with any sequence; it starts a new
+  // state, in which [1001]..[1004] are the next sequences: records
+  // 1000..1004 land twice although idempotence is on.
   const Lab m("producer_id_expired_before_retry.json");
-  EXPECT_EQ(m["kafka_records"], 30000 + 1);
-  EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
-  EXPECT_EQ(m["producer_retry_by_path.producer_id_expired"], 1);
-  EXPECT_EQ(m["duplicate_rows"], 1);
+  EXPECT_EQ(m["kafka_records"], 30000 + 5);
+  EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 5);
+  EXPECT_EQ(m["producer_retry_by_path.producer_id_expired"], 5);
+  EXPECT_EQ(m["duplicate_rows"], 5);
 }
 
 // leader_change at 10.0725 s with a 200 s window. Record 1007 went at
@@ -170,29 +231,29 @@ TEST(ProducerLab, RetryTableNeverResentIsLost) {
   EXPECT_EQ(m["duplicate_rows"], 0);
 }
 
-// response_loss p=1 from 10 s to 10.5 s as above, then the service restarts
-// at 20 s. Unacknowledged then: the five requests in flight (record 1000
-// appended, its answer lost; 1001..1004 never read) and the queued batches
-// of 1005..2000 (record 2000 arrives at 20.000 s and is sent just before the
-// restart): 1001 records, ids 1000..2000. The new producer (new producer
-// id) gets them from the application.
+// response_loss p=1 from 10 s to 10.5 s as above (a stall), then the
+// service restarts at 20 s. Unacknowledged then: the five requests in
+// flight (records 1000..1004, appended, their answers lost) and the queued
+// batches of 1005..2000 (record 2000 arrives at 20.000 s and is sent just
+// before the restart): 1001 records, ids 1000..2000. The new producer (new
+// producer id) gets them from the application.
 
 TEST(ProducerLab, RestartedProducerResendsInFlightBatchesUnderANewProducerId) {
   // on_send_failure=retry: all 1001 are sent again; the broker cannot tell
-  // that [1000] is a retry (other producer id): 1 duplicate.
+  // that [1000]..[1004] are re-sends (other producer id): 5 duplicates.
   const Lab m("producer_restart_with_in_flight_batches.json");
   EXPECT_EQ(m["faults_fired.producer_restart"], 1);
-  EXPECT_EQ(m["kafka_records"], 30000 + 1);
-  EXPECT_EQ(m["duplicate_rows"], 1);
-  EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 1);
-  EXPECT_EQ(m["producer_retry_by_path.application_resend"], 1);
+  EXPECT_EQ(m["kafka_records"], 30000 + 5);
+  EXPECT_EQ(m["duplicate_rows"], 5);
+  EXPECT_EQ(m["duplicate_rows_by_entry.producer_retry"], 5);
+  EXPECT_EQ(m["producer_retry_by_path.application_resend"], 5);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["pending_records"], 0);
 }
 
 TEST(ProducerLab, RestartedProducerThatDropsLosesTheUnwrittenInFlightRecords) {
   const Lab m("producer_restart_with_in_flight_batches.json", {"app.on_send_failure=drop"});
-  EXPECT_EQ(m["lost_records_by_cause.send_failed_not_resent"], 1001 - 1);
+  EXPECT_EQ(m["lost_records_by_cause.send_failed_not_resent"], 1001 - 5);  // 1000..1004 are in Kafka
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["pending_records"], 0);
 }

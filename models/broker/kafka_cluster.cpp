@@ -102,19 +102,22 @@ int KafkaCluster::choose_leader(const Partition& p, int exclude, bool allow_uncl
   return -1;
 }
 
-ledger::CopyCause KafkaCluster::retry_path(const ProduceBatch& batch, SequenceCheck checked) {
+ledger::CopyCause KafkaCluster::retry_path(const ProduceBatch& batch, SequenceCheck checked,
+                                           const ProducerStateManager& producers) {
   // An attempt of this batch was written before: how this one got past the
   // producer state (SPEC §10's paths).
   if (batch.producer_id < 0) return ledger::CopyCause::RETRY_NOT_IDEMPOTENT;
-  switch (checked) {
-    case SequenceCheck::APPEND_EXPIRED_PRODUCER: return ledger::CopyCause::RETRY_PRODUCER_ID_EXPIRED;
-    // Re-numbered by an epoch bump (TransactionManager.startSequencesAtBeginning):
-    // the broker cannot know it holds these records already (KAFKA-14034).
-    case SequenceCheck::APPEND_NEW_EPOCH: return ledger::CopyCause::RETRY_EPOCH_BUMP;
-    // The next sequence of the same epoch, or a producer the log no longer
-    // knows: the written attempt was truncated away.
-    default: return ledger::CopyCause::RETRY_AFTER_TRUNCATION;
+  // Re-numbered by an epoch bump (TransactionManager.startSequencesAtBeginning):
+  // the broker cannot know it holds these records already (KAFKA-14034).
+  if (batch.resequenced) return ledger::CopyCause::RETRY_EPOCH_BUMP;
+  // The same numbers passed the sequence check: the broker forgot the
+  // producer (now, or earlier and the state was rebuilt by the retries
+  // before this one), or the written attempt was truncated away with its
+  // part of the state.
+  if (checked == SequenceCheck::APPEND_EXPIRED_PRODUCER || producers.expired_once(batch.producer_id)) {
+    return ledger::CopyCause::RETRY_PRODUCER_ID_EXPIRED;
   }
+  return ledger::CopyCause::RETRY_AFTER_TRUNCATION;
 }
 
 ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::Time at) {
@@ -172,7 +175,7 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
         break;
     }
   }
-  if (cause == ledger::CopyCause::PRODUCER_RETRY) cause = retry_path(batch, checked);
+  if (cause == ledger::CopyCause::PRODUCER_RETRY) cause = retry_path(batch, checked, p.producers);
   const sim::Time half{options_.replication_latency.us / 2};
   while (!p.recent.empty() && p.recent.front().first + half <= at) p.recent.pop_front();
   p.recent.emplace_back(at, log.log_end_offset());

@@ -70,6 +70,9 @@ struct ProduceBatch {
   std::int64_t base_sequence = -1;
   sim::Time created{};  // record timestamps (CreateTime)
   bool acks_all = true;
+  // Ground truth for the ledger, not on the wire: an epoch bump re-numbered
+  // this batch after an attempt of it was written (KAFKA-14034).
+  bool resequenced = false;
 };
 
 struct ProduceResult {
@@ -176,7 +179,8 @@ class KafkaCluster final : public sim::Component {
 
  private:
   // The copy cause of an append of a batch the client tagged PRODUCER_RETRY.
-  static ledger::CopyCause retry_path(const ProduceBatch& batch, SequenceCheck checked);
+  static ledger::CopyCause retry_path(const ProduceBatch& batch, SequenceCheck checked,
+                                      const ProducerStateManager& producers);
   enum EventType : std::uint32_t { kIsrShrink = 1, kFence = 2, kRestart = 3, kElection = 4,
                                    kRetention = 5, kBalance = 6 };
   struct Partition {

@@ -21,6 +21,7 @@ SequenceCheck ProducerStateManager::check(std::int64_t producer_id, int epoch, s
   if (it == producers_.end()) return SequenceCheck::APPEND_UNKNOWN_PRODUCER;
   if (expired(it->second, now)) {
     producers_.erase(it);
+    expired_ids_.insert(producer_id);
     return SequenceCheck::APPEND_EXPIRED_PRODUCER;
   }
   const Entry& e = it->second;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 
 #include "sim/engine/time.h"
 
@@ -66,6 +67,9 @@ class ProducerStateManager {
   void truncate(std::int64_t new_end);
 
   [[nodiscard]] std::size_t producers() const { return producers_.size(); }
+  // The state of this producer id was dropped by producer.id.expiration.ms
+  // at some point (what it holds now was rebuilt by later appends).
+  [[nodiscard]] bool expired_once(std::int64_t producer_id) const { return expired_ids_.count(producer_id) > 0; }
 
  private:
   struct BatchMetadata {
@@ -95,6 +99,7 @@ class ProducerStateManager {
   sim::Time expiration_;
   sim::Time check_interval_;
   std::map<std::int64_t, Entry> producers_;
+  std::set<std::int64_t> expired_ids_;
 };
 
 }  // namespace pipesim::broker

@@ -136,6 +136,11 @@ sim::FaultSpec read_fault(const json& f, const std::string& path) {
     double p = 1.0;
     r.real("probability", p, 0, 1, "");
     keep("probability", p);
+    // How the client learns of a lost answer (producer.h): the connection
+    // stalls silently (default) or is reset.
+    std::string connection = "stall";
+    r.choice("connection", connection, {"stall", "reset"}, "");
+    keep("connection", connection);
   } else if (spec.kind == "manual_resend") {
     std::string policy = "blind";
     r.choice("resend_policy", policy, {"blind", "check_by_key"}, "");

@@ -71,22 +71,96 @@ QuickProfile quick_profile(const Config& config, int seeds) {
   return p;
 }
 
-std::vector<std::string> open_entry_points(const Config& c, double inserts_per_s) {
-  std::vector<std::string> open;
-  if (!c.producer.enable_idempotence || c.app.on_send_failure == "retry" ||
-      c.kafka.unclean_leader_election_enable) {
-    open.emplace_back("producer_retry");
+std::vector<OpenPath> open_paths(const Config& c, double inserts_per_s) {
+  std::vector<OpenPath> open;
+  // The producer's paths past idempotence (SPEC §10; kafka-clients 3.4 Sender
+  // and TransactionManager, Kafka 3.7 ProducerStateManager).
+  const bool retries = c.producer.retries > 0;
+  if (!c.producer.enable_idempotence && retries) {
+    open.push_back({"producer_retry", "not_idempotent",
+                    "enable.idempotence=false: a retry of a batch whose answer was lost (or refused after "
+                    "it was written: NOT_LEADER_OR_FOLLOWER from a moved leader, "
+                    "NOT_ENOUGH_REPLICAS_AFTER_APPEND) is appended again",
+                    "enable.idempotence=true"});
+  }
+  if (c.producer.enable_idempotence && c.producer.max_in_flight_requests_per_connection > 1) {
+    open.push_back({"producer_retry", "epoch_bump_resend",
+                    "a batch that fails with its sequence to adjust (the delivery timeout reached on an "
+                    "error answer, or a late error or disconnect of a batch that already expired in "
+                    "flight) bumps the producer epoch, and the partition's other incomplete batches are "
+                    "sent again under new sequences: those already written are appended twice "
+                    "(KAFKA-14034, not fixed in kafka-clients 3.4)",
+                    "max.in.flight.requests.per.connection=1 (one batch of a partition in flight, so a "
+                    "bump has nothing written to re-number; costs throughput per partition)"});
+  }
+  if (c.producer.enable_idempotence && c.kafka.producer_id_expiration < c.producer.delivery_timeout) {
+    open.push_back({"producer_retry", "producer_id_expired",
+                    "producer.id.expiration.ms < delivery.timeout.ms: the broker can forget a producer's "
+                    "sequence state while its retries are still legal, and a late retry of an appended "
+                    "batch is appended again",
+                    "producer.id.expiration.ms >= delivery.timeout.ms"});
+  }
+  if (c.app.on_send_failure == "retry") {
+    std::string why =
+        "app.on_send_failure=retry: the application sends again the records of a failed send, new "
+        "sequences, although some were written (a batch that expired in flight, a producer restart";
+    if ((c.producer.acks == "all" || c.producer.acks == "-1") && c.kafka.min_insync_replicas > 1) {
+      why += ", NOT_ENOUGH_REPLICAS_AFTER_APPEND while the ISR is below min.insync.replicas=" +
+             std::to_string(c.kafka.min_insync_replicas);
+    }
+    why += ")";
+    open.push_back({"producer_retry", "application_resend", why,
+                    "app.on_send_failure=retry_table with app.resend_policy=check_by_key (re-send only "
+                    "the keys ClickHouse lacks)"});
+  }
+  if (c.kafka.unclean_leader_election_enable) {
+    open.push_back({"producer_retry", "after_truncation",
+                    "unclean.leader.election.enable=true: a written batch that a consumer read can be "
+                    "truncated away, and its retry passes the sequence check",
+                    "unclean.leader.election.enable=false"});
   }
   const WindowTurnover w = turnover(c, inserts_per_s);
-  if (window_blocks(c) == 0 || w.lifetime_s < w.redelivery_s) open.emplace_back("insert_timeout_redelivery");
-  if (!c.connector.exactly_once) open.emplace_back("task_restart_replay");
-  if (c.app.on_send_failure == "retry_table" && c.app.resend_policy == "blind") open.emplace_back("manual_resend");
+  if (window_blocks(c) == 0) {
+    open.push_back({"insert_timeout_redelivery", "",
+                    "replicated_deduplication_window=0 disables block deduplication: every redelivered "
+                    "insert is written again",
+                    "replicated_deduplication_window > 0"});
+  } else if (w.lifetime_s < w.redelivery_s) {
+    open.push_back({"insert_timeout_redelivery", "",
+                    "the table-wide dedup window turns over faster than a redelivery arrives",
+                    "a larger replicated_deduplication_window"});
+  }
+  if (!c.connector.exactly_once) {
+    open.push_back({"task_restart_replay", "", "exactlyOnce=false: a crash re-inserts what was put since the last commit",
+                    "exactlyOnce=true (then State MISMATCH stops, see lint)"});
+  }
+  if (c.app.on_send_failure == "retry_table" && c.app.resend_policy == "blind") {
+    open.push_back({"manual_resend", "", "a blind resend of the retry table sends records that were written",
+                    "app.resend_policy=check_by_key"});
+  }
   bool wipes = false;
   for (const auto& f : c.faults) wipes = wipes || f.kind == "state_wipe";
   if (c.connector.exactly_once && (wipes || c.operator_options.remediation == "delete_state_row")) {
-    open.emplace_back("state_reset");
+    open.push_back({"state_reset", "", "a wiped or deleted state row lets a replay be inserted again",
+                    "operator.remediation other than delete_state_row"});
   }
   return open;
+}
+
+std::vector<std::string> open_entry_points(const Config& c, double inserts_per_s) {
+  std::vector<std::string> entries;
+  std::vector<std::string> paths;  // of the entry being collected
+  const std::vector<OpenPath> open = open_paths(c, inserts_per_s);
+  for (std::size_t i = 0; i < open.size(); ++i) {
+    if (!open[i].path.empty()) paths.push_back(open[i].path);
+    if (i + 1 < open.size() && open[i + 1].entry == open[i].entry) continue;
+    std::string e = open[i].entry;
+    for (std::size_t k = 0; k < paths.size(); ++k) e += (k == 0 ? " (" : ", ") + paths[k];
+    if (!paths.empty()) e += ")";
+    entries.push_back(e);
+    paths.clear();
+  }
+  return entries;
 }
 
 std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
@@ -157,12 +231,11 @@ std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
                    "truncating acknowledged records; retries then bypass idempotence",
                    ""});
   }
-  if (c.kafka.producer_id_expiration < c.producer.delivery_timeout) {
-    out.push_back({"producer_id_expiration_below_delivery_timeout", "producer_retry",
-                   "producer.id.expiration.ms < delivery.timeout.ms: the broker can forget a "
-                   "producer's sequence state while its retries are still legal, and a late retry "
-                   "of an appended batch is appended again",
-                   ""});
+  // Each producer path left open, with the setting that closes it (the same
+  // list `run` prints as the open entry points).
+  for (const auto& o : open_paths(c, p.inserts_per_s)) {
+    if (o.entry != "producer_retry") continue;
+    out.push_back({"producer_path_" + o.path, "producer_retry." + o.path, o.why + "; closed by " + o.closed_by, ""});
   }
   // A put() visits each of the task's partitions; each can wait for a
   // KeeperMap read, writes and an insert, each up to the client's socket_timeout

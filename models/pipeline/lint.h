@@ -32,7 +32,19 @@ QuickProfile quick_profile(const Config& config, int seeds);
 
 std::vector<Finding> lint(const Config& config, const QuickProfile& profile);
 
-// Duplicate entry points (SPEC §1) this config leaves open, given its insert rate.
+// A way for duplicates into ClickHouse that a config leaves open: the one
+// function both `lint` and `run`'s headline ask.
+struct OpenPath {
+  std::string entry;      // duplicate entry point (SPEC §1), e.g. "producer_retry"
+  std::string path;       // for producer_retry: its path (producer_retry_by_path.*); else empty
+  std::string why;        // how the duplicates come
+  std::string closed_by;  // the setting that closes it (and what that costs)
+};
+std::vector<OpenPath> open_paths(const Config& config, double inserts_per_s);
+
+// Duplicate entry points (SPEC §1) this config leaves open, given its insert
+// rate, each once, with its open producer paths: "producer_retry
+// (epoch_bump_resend, application_resend)". From open_paths().
 std::vector<std::string> open_entry_points(const Config& config, double inserts_per_s);
 
 }  // namespace pipesim::pipeline

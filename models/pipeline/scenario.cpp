@@ -236,8 +236,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
     } else if (k == "leader_flapping") {
       flap(spec, f, index);
     } else if (k == "response_loss") {
-      response_losses_.insert(spec.params.value("probability", 1.0));
-      producer_.set_response_loss(*response_losses_.rbegin());
+      response_losses_.insert(response_loss_of(spec));
+      producer_.set_response_loss(response_losses_.rbegin()->first, response_losses_.rbegin()->second);
     } else if (k == "broker_crash") {
       kafka_.crash_broker(target_index(f.target), f.duration);
       producer_.run_sender();
@@ -305,9 +305,13 @@ class Run final : public sim::Component, public broker::ClusterListener {
   void end_fault(const sim::FaultSpec& spec) {
     if (spec.kind == "keeper_backlog") keeper_.set_degradation(sim_.now(), 1.0, 0.0);
     if (spec.kind == "response_loss") {
-      response_losses_.erase(response_losses_.find(spec.params.value("probability", 1.0)));
+      response_losses_.erase(response_losses_.find(response_loss_of(spec)));
       producer_.run_sender();
-      producer_.set_response_loss(response_losses_.empty() ? 0.0 : *response_losses_.rbegin());
+      if (response_losses_.empty()) {
+        producer_.set_response_loss(0.0, false);
+      } else {
+        producer_.set_response_loss(response_losses_.rbegin()->first, response_losses_.rbegin()->second);
+      }
     }
   }
 
@@ -469,7 +473,12 @@ class Run final : public sim::Component, public broker::ClusterListener {
   SinkAggregate aggregate_;
   sim::ComponentId id_;
   std::vector<sim::FaultOccurrence> schedule_;
-  std::multiset<double> response_losses_;  // probabilities of the open response_loss windows
+  // The open response_loss windows: (probability, connection reset); the
+  // most likely loss applies.
+  std::multiset<std::pair<double, bool>> response_losses_;
+  static std::pair<double, bool> response_loss_of(const sim::FaultSpec& spec) {
+    return {spec.params.value("probability", 1.0), spec.params.value("connection", std::string("stall")) == "reset"};
+  }
   std::vector<ledger::IdRange> rest_;      // scratch
   std::map<std::string, std::int64_t> faults_fired_;
   DisruptionEpisodes episodes_;

@@ -169,7 +169,7 @@ void Producer::advance_connection(Connection& c, sim::Time now) {
       }
     }
     if (current && r.processed && !r.answered && r.expects_response && !r.lost && !r.hangs &&
-        r.leave_at < c.dead_from && r.leave_at != sim::Time::max() && r.leave_at + one_way_ <= now) {
+        r.leave_at < c.answers_until() && r.leave_at != sim::Time::max() && r.leave_at + one_way_ <= now) {
       answer(c, r);
     }
   }
@@ -203,7 +203,12 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
     wb.done_at = at;
     switch (wb.result.error) {
       case ProduceError::NONE:
-        if (wb.batch != kNoBatch) pool_[wb.batch].appended = true;
+        if (wb.batch != kNoBatch) {
+          ProducerBatch& b = pool_[wb.batch];
+          b.appended = true;
+          b.appended_epoch = wb.data.epoch;
+          b.appended_sequence = wb.data.base_sequence;
+        }
         wb.hw_at = wb.result.replication == sim::Time::max() ? sim::Time::max() : at + wb.result.replication;
         wb.hw_pending = true;
         // acks=all: DelayedProduce answers once the ISR has the append.
@@ -212,7 +217,12 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
       case ProduceError::DUPLICATE_SEQUENCE:
         // Answered with the original's offsets once the high watermark has
         // them (the original's own request moves the high watermark).
-        if (wb.batch != kNoBatch) pool_[wb.batch].appended = true;
+        if (wb.batch != kNoBatch) {
+          ProducerBatch& b = pool_[wb.batch];
+          b.appended = true;
+          b.appended_epoch = wb.data.epoch;
+          b.appended_sequence = wb.data.base_sequence;
+        }
         if (acks_ == -1) {
           wb.done_at = wb.result.replication == sim::Time::max() ? sim::Time::max() : at + wb.result.replication;
         }
@@ -240,11 +250,24 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
   }
   if (r.hangs) {
     c.dead_from = std::min(c.dead_from, at);  // the broker stays on this request
-  } else if (r.expects_response && response_loss_ > 0 && answers_.bernoulli(response_loss_)) {
-    // The answer is lost and the connection breaks after the broker handled it.
+  } else if (r.expects_response && at < c.stalled_from && response_loss_ > 0 &&
+             answers_.bernoulli(response_loss_)) {
+    // The answer is lost after the broker handled the request.
     r.lost = true;
     ++counters_.lost_answers;
-    c.dead_from = std::min(c.dead_from, at);
+    if (response_loss_resets_) {
+      // Reset: the connection is gone (nothing more is read from it) and the
+      // client sees the RST one way later.
+      c.dead_from = std::min(c.dead_from, at);
+      c.closed_at = std::min(c.closed_at, at + one_way_);
+    } else {
+      // Stall: the way back is black-holed. The broker goes on reading and
+      // handling the connection's requests (it mutes a connection only until
+      // an answer is written to its socket), but no answer reaches the
+      // client, this one and every later one (one TCP stream), until the
+      // client gives up on the oldest at request.timeout.ms.
+      c.stalled_from = std::min(c.stalled_from, at);
+    }
   }
 }
 
@@ -324,6 +347,7 @@ void Producer::close_connection(Connection& c) {
   }
   ++c.generation;
   c.dead_from = sim::Time::max();
+  c.stalled_from = sim::Time::max();
   c.closed_at = sim::Time::max();
   c.unanswered = 0;
   metadata_wanted_ = true;  // handleServerDisconnect
@@ -474,7 +498,7 @@ bool Producer::drain_one(int partition, sim::Time now, WireBatch& out) {
   out.data = broker::ProduceBatch{partition,     b.first_id, b.records,
                                   b.appended ? ledger::CopyCause::PRODUCER_RETRY : b.cause,
                                   b.producer_id, b.epoch,    b.base_sequence,
-                                  b.created,     acks_ == -1};
+                                  b.created,     acks_ == -1, b.resequenced_since_written()};
   return true;
 }
 
@@ -621,7 +645,7 @@ void Producer::unowned_ids(int partition, ledger::IdRange ids, std::vector<ledge
       for (const auto& wb : r.batches) {
         if (wb.batch == kNoBatch || wb.data.partition != partition || pool_[wb.batch].done) continue;
         // A success already on its way to the client counts as acknowledged.
-        const bool acked = r.processed && !r.lost && !r.hangs && r.leave_at <= now && r.leave_at < c.dead_from &&
+        const bool acked = r.processed && !r.lost && !r.hangs && r.leave_at <= now && r.leave_at < c.answers_until() &&
                            (wb.result.error == ProduceError::NONE ||
                             wb.result.error == ProduceError::DUPLICATE_SEQUENCE);
         if (!acked) owned.push_back(ledger::IdRange{wb.data.first_id, wb.data.records});
@@ -665,6 +689,7 @@ void Producer::restart() {
     }
     ++c.generation;
     c.dead_from = sim::Time::max();
+    c.stalled_from = sim::Time::max();
     c.closed_at = sim::Time::max();
     c.unanswered = 0;
   }
@@ -718,7 +743,7 @@ bool Producer::quiescent() const {
     }
   }
   for (const auto& c : connections_) {
-    if (c.dead_from != sim::Time::max() || c.closed_at != sim::Time::max()) return false;
+    if (c.answers_until() != sim::Time::max() || c.closed_at != sim::Time::max()) return false;
     for (const auto& r : c.requests) {
       if (r.generation != c.generation || r.answered) continue;
       if (r.lost || r.hangs || r.dropped) return false;
@@ -755,7 +780,7 @@ sim::Time Producer::next_wake(sim::Time now) const {
       if (r.processed) consider(r.next_hw());
       if (!current || r.answered || !r.expects_response) continue;
       const bool answers = r.processed && !r.lost && !r.hangs && r.leave_at != sim::Time::max() &&
-                           r.leave_at < c.dead_from;
+                           r.leave_at < c.answers_until();
       const bool will_answer = !r.processed || answers;  // unknown yet counts as answering
       if (answers) {
         const bool failure = std::any_of(r.batches.begin(), r.batches.end(), [](const WireBatch& wb) {
@@ -825,7 +850,7 @@ sim::Time Producer::earliest_answer(const Connection& c) const {
     }
     if (r.processed) prev_leave = r.leave_at;
     if (r.answered || !r.expects_response || !r.processed || r.lost || r.hangs) continue;
-    if (r.leave_at == sim::Time::max() || r.leave_at >= c.dead_from) continue;
+    if (r.leave_at == sim::Time::max() || r.leave_at >= c.answers_until()) continue;
     t = std::min(t, r.leave_at + one_way_);
   }
   return t;

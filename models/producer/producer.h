@@ -24,8 +24,21 @@
 //
 // response_loss (model): during the window each answer is lost with the
 // fault's probability (draws from "faults/response_loss/answers"): the broker
-// has handled the request, the connection then breaks, so the requests after
-// it on that connection are not read.
+// has handled the request (the append happened). What follows is the fault's
+// `connection` parameter:
+//   - stall (the default): the way back is black-holed (no FIN, no RST: a
+//     dropping firewall or proxy); the broker goes on reading and appending
+//     the connection's next requests, but none of their answers arrives;
+//     the client waits until the oldest request passes request.timeout.ms,
+//     then closes the connection and fails every request on it, written or
+//     not (NetworkClient.handleTimedOutRequests). The default because it is
+//     the loss the client cannot tell from a slow answer, and the longer
+//     exposure: up to max.in.flight.requests.per.connection written but
+//     unacknowledged batches for request.timeout.ms;
+//   - reset: the connection is reset (RST) right after the broker handled
+//     the request; the client sees the disconnect one way later and fails
+//     the in-flight requests of that connection at once
+//     (NetworkClient.processDisconnection), retried after retry.backoff.ms.
 //
 // Records arrive one by one (RecordSource): each goes into its partition's
 // open batch (RecordAccumulator.append); a batch is created by the record
@@ -47,6 +60,7 @@
 // producer then takes none and has nothing in flight.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -157,8 +171,12 @@ class Producer final : public sim::Component {
   // producer id; what the old one had not seen acknowledged goes to the
   // application (its requests on the wire are not read any more).
   void restart();
-  // response_loss window: answers lost with probability p (0: closed).
-  void set_response_loss(double p) { response_loss_ = p; }
+  // response_loss window: answers lost with probability p (0: closed); the
+  // connection is reset (true) or stalls (false).
+  void set_response_loss(double p, bool reset) {
+    response_loss_ = p;
+    response_loss_resets_ = reset;
+  }
 
   // Nothing queued, nothing in flight for the partition (all answered).
   [[nodiscard]] bool drained(int partition) const;
@@ -207,6 +225,9 @@ class Producer final : public sim::Component {
     int broker = 0;
     std::uint32_t generation = 0;
     sim::Time dead_from = sim::Time::max();  // not read, not answered from here on
+    sim::Time stalled_from = sim::Time::max();  // read and handled, but no answer reaches the client
+    // Answers that leave the broker from here on never arrive.
+    [[nodiscard]] sim::Time answers_until() const { return std::min(dead_from, stalled_from); }
     sim::Time closed_at = sim::Time::max();  // acks=0: the client sees the broker close it
     int unanswered = 0;
     std::deque<Request> requests;
@@ -259,6 +280,7 @@ class Producer final : public sim::Component {
   sim::ComponentId id_;
   sim::RandomStream answers_;  // "faults/response_loss/answers"
   double response_loss_ = 0;
+  bool response_loss_resets_ = false;
 
   TransactionManager tm_;
   std::int64_t epoch_bumps_ = 0;  // of earlier producer instances

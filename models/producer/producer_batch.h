@@ -34,12 +34,19 @@ struct ProducerBatch {
   int attempts = 0;                 // retries so far (ProducerBatch.attempts)
   sim::Time retry_at{};             // backing off until (retry.backoff.ms)
   bool in_retry = false;            // re-enqueued at least once
-  // Ground truth the client does not know: an attempt of it was appended.
+  // Ground truth the client does not know: an attempt of it was appended,
+  // under this epoch and base sequence.
   bool appended = false;
+  int appended_epoch = -1;
+  std::int64_t appended_sequence = -1;
   bool done = false;        // completed or failed; an expired batch may still sit in a request
   bool in_request = false;  // part of an unanswered request
 
   [[nodiscard]] bool has_sequence() const { return base_sequence >= 0; }
+  // An epoch bump gave it new numbers after an attempt of it was written.
+  [[nodiscard]] bool resequenced_since_written() const {
+    return appended && (epoch != appended_epoch || base_sequence != appended_sequence);
+  }
   [[nodiscard]] std::int64_t last_sequence() const { return base_sequence + records - 1; }
   [[nodiscard]] std::int64_t end_id() const { return first_id + records; }
 };
