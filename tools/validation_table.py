@@ -47,6 +47,24 @@ BEHAVIOUR = {
     "broker_min_insync_written_then_refused": "the follower back within the delivery timeout: the written-but-refused "
                                               "append's retry is a DUPLICATE_SEQUENCE with idempotence (nothing "
                                               "twice); without it, appended again",
+    "broker_leader_flapping_not_idempotent": "controlled leader moves catch an acks=all append waiting for its "
+                                             "followers: NOT_LEADER_OR_FOLLOWER although written; without "
+                                             "idempotence each retry is appended again (path not_idempotent)",
+    "producer_response_loss_idempotent": "answers lost in a stall: the broker goes on appending the connection's "
+                                         "requests, none answered until request.timeout.ms; the five retries "
+                                         "are DUPLICATE_SEQUENCE",
+    "producer_response_loss_not_idempotent": "the same stall without idempotence: all five written batches are "
+                                             "appended again (path not_idempotent)",
+    "producer_response_loss_reset_not_idempotent": "a lost answer with a connection reset: the client sees it "
+                                                   "within 1 ms and retries only the answered request",
+    "producer_epoch_bump_after_a_late_disconnect": "KAFKA-14034: a batch that expired in flight is failed again "
+                                                   "by a late disconnect, the epoch bump re-numbers four written "
+                                                   "but unacknowledged batches, appended again (path "
+                                                   "epoch_bump_resend)",
+    "producer_id_expired_before_retry": "the broker forgot the producer id (producer.id.expiration.ms) before the "
+                                        "retries: five batches appended again with idempotence on",
+    "producer_restart_with_in_flight_batches": "a restarted producer (new id): the application re-sends what was "
+                                               "not acknowledged, five batches of it already written",
     "runbook_delete_state_row": "runbook delete_state_row: the replay is inserted again (state_reset duplicates)",
     "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
                                           "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "
