@@ -2,6 +2,7 @@
 // unclean), truncation on failover, produce answers, the high watermark.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,12 +34,13 @@ class ClusterTest : public ::testing::Test {
  protected:
   ClusterTest() { options_.auto_leader_rebalance_enable = false; }
   // Other options are set on options_ before.
-  void build(std::int64_t brokers, std::int64_t rf, sim::Time replication = sim::Time::millis(2)) {
+  void build(std::int64_t brokers, std::int64_t rf, sim::Time replication = sim::Time::millis(2),
+             std::int64_t records_per_segment_file = std::numeric_limits<std::int64_t>::max()) {
     options_.brokers = brokers;
     options_.num_partitions = 1;
     options_.replication_factor = rf;
     options_.replication_latency = replication;
-    logs_.assign(1, PartitionLog());
+    logs_.assign(1, PartitionLog(records_per_segment_file));
     cluster_ = std::make_unique<KafkaCluster>(sim_, options_, logs_, ledger_);
     cluster_->set_listener(&recorder_);
     cluster_->start(sim::Time::days(1));
@@ -53,6 +55,20 @@ class ClusterTest : public ::testing::Test {
     b.created = sim_.now();
     return cluster_->produce(broker, b, sim_.now());
   }
+  // A batch of an idempotent producer: `n` records with sequences from `seq`
+  // (ids `first_id` on, so a retry can name the same records).
+  ProduceResult produce_idempotent(int broker, std::int64_t pid, std::int64_t seq, std::int64_t n,
+                                   std::int64_t first_id, bool acks_all = true) {
+    if (first_id + n > ledger_.produced(0)) ledger_.emit(0, first_id + n - ledger_.produced(0));
+    ProduceBatch b;
+    b.first_id = first_id;
+    b.records = n;
+    b.producer_id = pid;
+    b.base_sequence = seq;
+    b.acks_all = acks_all;
+    b.created = sim_.now();
+    return cluster_->produce(broker, b, sim_.now());
+  }
   void run_until(sim::Time t) { sim_.run_until(t); }
 
   sim::Simulation sim_;
@@ -62,6 +78,44 @@ class ClusterTest : public ::testing::Test {
   Recorder recorder_;
   std::unique_ptr<KafkaCluster> cluster_;
 };
+
+TEST_F(ClusterTest, ADuplicateUnderAcksAllIsAnsweredOnceTheHighWatermarkHasTheOriginal) {
+  // Kafka 3.7: a duplicate batch gets the original's offsets, and the
+  // DelayedProduce waits for the high watermark to pass them.
+  build(3, 3, sim::Time::millis(2));
+  const ProduceResult first = produce_idempotent(0, 7, 0, 10, 0);
+  ASSERT_EQ(first.error, ProduceError::NONE);
+  EXPECT_EQ(first.replication, sim::Time::millis(2));
+  run_until(sim::Time::micros(500));
+  const ProduceResult early = produce_idempotent(0, 7, 0, 10, 0);
+  EXPECT_EQ(early.error, ProduceError::DUPLICATE_SEQUENCE);
+  EXPECT_EQ(early.base_offset, 0);
+  EXPECT_EQ(early.replication, sim::Time::micros(1500));  // the original's 2 ms wait, 0.5 ms gone
+  EXPECT_EQ(produce_idempotent(0, 7, 0, 10, 0, false).replication, sim::Time{});  // acks=1 does not wait
+  run_until(sim::Time::millis(2));
+  cluster_->replicated(0, 10, first.leader_epoch);  // the followers have it: high watermark 10
+  EXPECT_EQ(produce_idempotent(0, 7, 0, 10, 0).replication, sim::Time{});
+}
+
+TEST_F(ClusterTest, RetentionDoesNotDropAProducersState) {
+  // Segment files of 10 records, retention 60 s checked every 10 s. Producer
+  // 7 writes offsets 0..9 at 0 s; producer 8 writes 10..29 at 30 s, so the
+  // first two files close. At the check at 70 s the first file (newest
+  // record at 0 s) is deleted: producer 7 has nothing left in the log, yet
+  // its state stays (3.7 onLogStartOffsetIncremented keeps it; only
+  // producer.id.expiration.ms removes it), so its retry is still a duplicate.
+  options_.retention = sim::Time::seconds(60);
+  options_.log_retention_check_interval = sim::Time::seconds(10);
+  build(3, 3, sim::Time::millis(2), 10);
+  ASSERT_EQ(produce_idempotent(0, 7, 0, 10, 0).error, ProduceError::NONE);
+  run_until(sim::Time::seconds(30));
+  ASSERT_EQ(produce_idempotent(0, 8, 0, 10, 10).error, ProduceError::NONE);
+  ASSERT_EQ(produce_idempotent(0, 8, 10, 10, 20).error, ProduceError::NONE);
+  cluster_->replicated(0, 30, cluster_->leader_epoch(0));  // retention deletes below the high watermark only
+  run_until(sim::Time::seconds(75));
+  EXPECT_EQ(logs_[0].log_start_offset(), 10);
+  EXPECT_EQ(produce_idempotent(0, 7, 0, 10, 0).error, ProduceError::DUPLICATE_SEQUENCE);
+}
 
 TEST_F(ClusterTest, ACrashedLeaderIsFencedAfterTheSessionTimeoutAndTheFirstIsrReplicaLeads) {
   build(3, 3);
