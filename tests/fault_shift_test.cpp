@@ -113,6 +113,14 @@ TEST(FaultShift, ResponseLoss) {
   expect_shift_invariant(raw, {"duplicate_rows"});
 }
 
+TEST(FaultShift, ResponseLossWithAConnectionReset) {
+  json raw = base(1000, 4);
+  raw["producer"] = {{"enable.idempotence", false}};
+  raw["faults"] = json::array({fault("response_loss", "10m",
+                                     {{"duration", "2s"}, {"probability", 1.0}, {"connection", "reset"}})});
+  expect_shift_invariant(raw, {"duplicate_rows"});
+}
+
 TEST(FaultShift, InsertTimeout) {
   json raw = base(1000, 4);
   raw["faults"] = json::array({fault("insert_timeout", "10m", {{"duration", "40s"}, {"server_commits", 1.0}})});

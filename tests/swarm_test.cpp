@@ -239,6 +239,7 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
         if (kind == "leader_flapping" && d.coin()) f["period"] = d.pick_text({"100ms", "20s"});
       }
       if (kind == "response_loss" && d.coin()) f["probability"] = d.pick<double>({0.0, 0.5, 1.0});
+      if (kind == "response_loss" && d.coin()) f["connection"] = d.pick_text({"stall", "reset"});
       if (kind == "keeper_backlog") {
         if (d.coin()) f["capacity_factor"] = d.pick<double>({0.0001, 0.25, 1.0});
         if (d.coin(0.3)) f["extra_ops_per_s"] = d.pick<std::int64_t>({0, 100000, 100000000});

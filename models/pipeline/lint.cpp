@@ -37,6 +37,11 @@ WindowTurnover turnover(const Config& c, double inserts_per_s) {
           c.connector.socket_timeout.as_seconds() + c.connect.offset_flush_interval.as_seconds()};
 }
 
+bool acks_all(const Config& c) { return c.producer.acks == "all" || c.producer.acks == "-1"; }
+
+constexpr const char* kWindowDisabled =
+    "replicated_deduplication_window=0 disables block deduplication: every redelivered insert is written again";
+
 }  // namespace
 
 QuickProfile quick_profile(const Config& config, int seeds) {
@@ -104,7 +109,7 @@ std::vector<OpenPath> open_paths(const Config& c, double inserts_per_s) {
     std::string why =
         "app.on_send_failure=retry: the application sends again the records of a failed send, new "
         "sequences, although some were written (a batch that expired in flight, a producer restart";
-    if ((c.producer.acks == "all" || c.producer.acks == "-1") && c.kafka.min_insync_replicas > 1) {
+    if (acks_all(c) && c.kafka.min_insync_replicas > 1) {
       why += ", NOT_ENOUGH_REPLICAS_AFTER_APPEND while the ISR is below min.insync.replicas=" +
              std::to_string(c.kafka.min_insync_replicas);
     }
@@ -121,10 +126,7 @@ std::vector<OpenPath> open_paths(const Config& c, double inserts_per_s) {
   }
   const WindowTurnover w = turnover(c, inserts_per_s);
   if (window_blocks(c) == 0) {
-    open.push_back({"insert_timeout_redelivery", "",
-                    "replicated_deduplication_window=0 disables block deduplication: every redelivered "
-                    "insert is written again",
-                    "replicated_deduplication_window > 0"});
+    open.push_back({"insert_timeout_redelivery", "", kWindowDisabled, "replicated_deduplication_window > 0"});
   } else if (w.lifetime_s < w.redelivery_s) {
     open.push_back({"insert_timeout_redelivery", "",
                     "the table-wide dedup window turns over faster than a redelivery arrives",
@@ -194,10 +196,7 @@ std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
   }
   const WindowTurnover w = turnover(c, p.inserts_per_s);
   if (window_blocks(c) == 0) {
-    out.push_back({"dedup_window_disabled", "insert_timeout_redelivery",
-                   "replicated_deduplication_window=0 disables block deduplication: every redelivered "
-                   "insert is written again",
-                   ""});
+    out.push_back({"dedup_window_disabled", "insert_timeout_redelivery", kWindowDisabled, ""});
   } else if (w.lifetime_s < w.redelivery_s) {
     out.push_back({"dedup_window_turnover", "insert_timeout_redelivery",
                    "the table-wide dedup window turns over faster than a redelivery arrives "
@@ -212,7 +211,7 @@ std::vector<Finding> lint(const Config& c, const QuickProfile& p) {
                    "bufferCount > 0 with exactlyOnce=true: the connector refuses this configuration",
                    ""});
   }
-  if (c.producer.acks != "all" && c.producer.acks != "-1") {
+  if (!acks_all(c)) {
     out.push_back({"acks_not_all", "kafka_truncated",
                    "acks=" + c.producer.acks + ": a record acknowledged by the leader alone is lost "
                    "when the leader fails before its followers copied it",

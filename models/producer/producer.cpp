@@ -203,12 +203,7 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
     wb.done_at = at;
     switch (wb.result.error) {
       case ProduceError::NONE:
-        if (wb.batch != kNoBatch) {
-          ProducerBatch& b = pool_[wb.batch];
-          b.appended = true;
-          b.appended_epoch = wb.data.epoch;
-          b.appended_sequence = wb.data.base_sequence;
-        }
+        note_written(wb);
         wb.hw_at = wb.result.replication == sim::Time::max() ? sim::Time::max() : at + wb.result.replication;
         wb.hw_pending = true;
         // acks=all: DelayedProduce answers once the ISR has the append.
@@ -216,13 +211,9 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
         break;
       case ProduceError::DUPLICATE_SEQUENCE:
         // Answered with the original's offsets once the high watermark has
-        // them (the original's own request moves the high watermark).
-        if (wb.batch != kNoBatch) {
-          ProducerBatch& b = pool_[wb.batch];
-          b.appended = true;
-          b.appended_epoch = wb.data.epoch;
-          b.appended_sequence = wb.data.base_sequence;
-        }
+        // them (the original's own request moves the high watermark). The log
+        // holds an attempt with these very numbers.
+        note_written(wb);
         if (acks_ == -1) {
           wb.done_at = wb.result.replication == sim::Time::max() ? sim::Time::max() : at + wb.result.replication;
         }
@@ -269,6 +260,14 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
       c.stalled_from = std::min(c.stalled_from, at);
     }
   }
+}
+
+void Producer::note_written(const WireBatch& wb) {
+  if (wb.batch == kNoBatch) return;
+  ProducerBatch& b = pool_[wb.batch];
+  b.appended = true;
+  b.appended_epoch = wb.data.epoch;
+  b.appended_sequence = wb.data.base_sequence;
 }
 
 void Producer::lose_silently(const WireBatch& wb) {

@@ -246,6 +246,8 @@ class Producer final : public sim::Component {
   void advance_connection(Connection& c, sim::Time now);
   void process(Connection& c, Request& r, sim::Time at);
   void answer(Connection& c, Request& r);
+  // Ground truth: the log holds an attempt of this batch, with these numbers.
+  void note_written(const WireBatch& wb);
   // acks=0: records that did not make it, without the application knowing.
   void lose_silently(const WireBatch& wb);
   void close_connection(Connection& c);
