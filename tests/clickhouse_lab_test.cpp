@@ -71,6 +71,17 @@ TEST(ClickHouseLab, WithAWindowOfZeroTheRedeliveryIsADuplicateWithExactlyOnceOff
   EXPECT_EQ(m["final_duplicate_rows"], 0);
 }
 
+TEST(ClickHouseLab, WithoutInsertDeduplicateTheRedeliveryIsWrittenAgain) {
+  // The inside-the-window lab with insert_deduplicate=0 (ClickHouse 25.3: no
+  // block id is written or checked): the redelivered [3000, 3499] is a new
+  // part, 500 rows twice, as with a window of 0.
+  const Lab m("clickhouse_redelivery_inside_window.json", {"clickhouse.insert_deduplicate=false"});
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["dedup_hits"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 500);
+  EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+}
+
 TEST(ClickHouseLab, ASocketTimeoutLongerThanTheHangWaitsForTheAnswer) {
   // The window-zero lab with jdbcConnectionProperties
   // "?socket_timeout=60000" (and timeoutSeconds 10, the ping's only): the

@@ -463,6 +463,18 @@ TEST(ConfigErrors, BufferCountWithExactlyOnce) {
   EXPECT_NO_THROW(load_text(R"({"connector": {"bufferCount": 1000}})"));
 }
 
+TEST(ConfigErrors, AsyncInsertIsRefusedNotIgnored) {
+  // It changes the dedup story (async_insert_deduplicate, wait_for_async_insert)
+  // and is not modelled: refused. Its 25.3 defaults, stated, are accepted.
+  EXPECT_EQ(load_error(json::parse(R"({"clickhouse": {"async_insert": true}})")),
+            "config error at clickhouse.async_insert: async_insert=1 is not modelled (buffered inserts "
+            "change what a redelivery and a crash do: async_insert_deduplicate, wait_for_async_insert); "
+            "expected 0, found 1");
+  EXPECT_NO_THROW(load_text(
+      R"({"clickhouse": {"async_insert": false, "async_insert_deduplicate": false, "wait_for_async_insert": true}})"));
+  EXPECT_FALSE(load_text(R"({"clickhouse": {"insert_deduplicate": false}})").clickhouse.insert_deduplicate);
+}
+
 TEST(ConfigErrors, ReplicationFactorAboveBrokers) {
   EXPECT_EQ(load_error(json::parse(R"({"kafka": {"brokers": 3, "replication.factor": 4}})")),
             "config error at kafka.replication.factor: expected at most kafka.brokers (3), found 4");

@@ -38,6 +38,15 @@ struct ClickHouseOptions {
   // Query settings of the inserts.
   std::int64_t insert_quorum = 0;
   sim::Time insert_quorum_timeout = sim::Time::seconds(600);
+  // insert_deduplicate (1 in 25.3): 0 writes no block ids at all, so nothing
+  // is deduplicated and the window does not fill.
+  bool insert_deduplicate = true;
+  // async_insert (0 in 25.3; 1 from 26.2) and the two settings that decide
+  // its dedup story: refused when on (pipeline/config.cpp), read so that a
+  // pasted profile that states the defaults is accepted.
+  bool async_insert = false;
+  bool async_insert_deduplicate = false;
+  bool wait_for_async_insert = true;
   std::int64_t insert_keeper_max_retries = 20;
   sim::Time insert_keeper_retry_initial_backoff = sim::Time::millis(100);
   sim::Time insert_keeper_retry_max_backoff = sim::Time::seconds(10);
@@ -85,6 +94,13 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
   v.integer("insert_quorum", o.insert_quorum, 0, 100, "replicas an insert waits for (0, 1: off)");
   v.millis("insert_quorum_timeout", o.insert_quorum_timeout, 1, 86400000,
            "ms: an insert waits this long for its quorum, then fails (159; the part stays)");
+  v.boolean("insert_deduplicate", o.insert_deduplicate,
+            "the inserts' block ids (0: none written, nothing deduplicated)");
+  v.boolean("async_insert", o.async_insert, "buffer inserts server-side (1 is refused: not modelled)");
+  v.boolean("async_insert_deduplicate", o.async_insert_deduplicate,
+            "block ids for async inserts (acts only with async_insert=1)");
+  v.boolean("wait_for_async_insert", o.wait_for_async_insert,
+            "an async insert answers after its flush (acts only with async_insert=1)");
   v.integer("insert_keeper_max_retries", o.insert_keeper_max_retries, 0, 1000,
             "retries of a failed Keeper request during an insert");
   v.millis("insert_keeper_retry_initial_backoff_ms", o.insert_keeper_retry_initial_backoff, 0,
@@ -101,8 +117,7 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
              sim::Time::minutes(10), "model: a replica fetching a new part, besides Keeper");
   v.integer("keeper_requests_per_fetch", o.keeper_requests_per_fetch, 0, 1000,
             "model: Keeper requests of one replica to replicate one part");
-  v.ignored({"max_insert_block_size", "async_insert", "wait_for_async_insert", "insert_deduplicate",
-             "parts_to_throw_insert", "max_partitions_per_insert_block", "insert_quorum_parallel",
+  v.ignored({"max_insert_block_size", "parts_to_throw_insert", "max_partitions_per_insert_block", "insert_quorum_parallel",
              "old_parts_lifetime", "min_replicated_logs_to_keep", "max_replicated_logs_to_keep"});
   v.finish();
 }

@@ -97,6 +97,7 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
                                      : default_window_seconds(options.version))),
       // ReplicatedMergeTreeSink: a quorum of 1 means no quorum.
       quorum_(options.insert_quorum >= 2 ? options.insert_quorum : 0),
+      insert_deduplicate_(options.insert_deduplicate),
       id_(sim.add_component(this)) {
   const CleanupSettings settings{options.cleanup_delay_period, options.max_cleanup_delay_period,
                                  options.cleanup_delay_period_random_add,
@@ -300,10 +301,10 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
   counters_.parts += count;
   counters_.answers[static_cast<int>(QueryStatus::OK)] += count;
   counters_.keeper_map_queries += keeper_map_queries;
-  window_.insert_anonymous(count, now);
+  if (insert_deduplicate_) window_.insert_anonymous(count, now);
   parts_since_log_clear_ += count;
   for (auto& rep : replicas_) {
-    rep.blocks_since_run += window_.enabled() ? count : 0;
+    rep.blocks_since_run += window_.enabled() && insert_deduplicate_ ? count : 0;
     rep.parts_since_run += count;
   }
   // Their server times, as the steady state spreads them (the profile is
@@ -452,7 +453,8 @@ void ReplicatedTable::on_commit(std::uint32_t slot) {
 QueryStatus ReplicatedTable::apply_commit(Insert& s) {
   const sim::Time now = sim_.now();
   s.committed = true;
-  if (window_.contains(s.request.block)) {
+  // insert_deduplicate=0: no block id is checked or written.
+  if (insert_deduplicate_ && window_.contains(s.request.block)) {
     // "Block with ID ... already exists; ignoring it": success, no part.
     ++counters_.dedup_hits;
     if (auto* t = sim_.trace()) {
@@ -467,11 +469,11 @@ QueryStatus ReplicatedTable::apply_commit(Insert& s) {
     s.commit_result = QueryStatus::DEDUPLICATED;
     return s.commit_result;
   }
-  window_.insert(s.request.block, now);
+  if (insert_deduplicate_) window_.insert(s.request.block, now);
   ++counters_.parts;
   ++parts_since_log_clear_;
   for (auto& rep : replicas_) {
-    rep.blocks_since_run += window_.enabled() ? 1 : 0;
+    rep.blocks_since_run += window_.enabled() && insert_deduplicate_ ? 1 : 0;
     ++rep.parts_since_run;
   }
   const std::uint64_t serial = ledger_.next_insert_serial();

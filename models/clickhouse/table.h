@@ -285,6 +285,7 @@ class ReplicatedTable final : public sim::Component {
   double stall_server_commits_ = 1.0;
   DedupWindow window_;
   std::int64_t quorum_;  // 0: off
+  bool insert_deduplicate_;  // false: no block ids (insert_deduplicate=0)
   std::vector<Replica> replicas_;
   std::int64_t parts_since_log_clear_ = 0;
   std::uint16_t election_ = 0;  // the latest keeper_election

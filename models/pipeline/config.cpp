@@ -248,6 +248,17 @@ void apply_producer_rules(const json& raw, Config& c) {
 }
 
 void check_consistency(const Config& c, bool lint) {
+  if (c.clickhouse.async_insert) {
+    // ClickHouse 25.3: an async insert is buffered with others and flushed
+    // later; its block ids then depend on async_insert_deduplicate (off by
+    // default: no dedup of a redelivery) and its answer on
+    // wait_for_async_insert (0: success before anything is written, so a
+    // server crash loses it). pipesim models neither: refused, not ignored.
+    sim::throw_config_error("clickhouse.async_insert",
+                            "async_insert=1 is not modelled (buffered inserts change what a redelivery "
+                            "and a crash do: async_insert_deduplicate, wait_for_async_insert); "
+                            "expected 0, found 1");
+  }
   if (!lint && c.connector.exactly_once && c.connector.buffer_count > 0) {
     // v1.3.9 refuses to start with both (ClickHouseSinkConfig validation).
     sim::throw_config_error("connector.bufferCount",

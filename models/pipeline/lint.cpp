@@ -18,7 +18,9 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0, double
   return buf;
 }
 
+// Block ids the table keeps; 0 when none are written (insert_deduplicate=0).
 std::int64_t window_blocks(const Config& c) {
+  if (!c.clickhouse.insert_deduplicate) return 0;
   return c.clickhouse.replicated_deduplication_window >= 0
              ? c.clickhouse.replicated_deduplication_window
              : clickhouse::ReplicatedTable::default_window_blocks(c.clickhouse.version);
@@ -40,7 +42,8 @@ WindowTurnover turnover(const Config& c, double inserts_per_s) {
 bool acks_all(const Config& c) { return c.producer.acks == "all" || c.producer.acks == "-1"; }
 
 constexpr const char* kWindowDisabled =
-    "replicated_deduplication_window=0 disables block deduplication: every redelivered insert is written again";
+    "replicated_deduplication_window=0 or insert_deduplicate=0 disables block deduplication: every "
+    "redelivered insert is written again";
 
 }  // namespace
 
@@ -126,7 +129,8 @@ std::vector<OpenPath> open_paths(const Config& c, double inserts_per_s) {
   }
   const WindowTurnover w = turnover(c, inserts_per_s);
   if (window_blocks(c) == 0) {
-    open.push_back({"insert_timeout_redelivery", "", kWindowDisabled, "replicated_deduplication_window > 0"});
+    open.push_back({"insert_timeout_redelivery", "", kWindowDisabled,
+                    "insert_deduplicate=1 with replicated_deduplication_window > 0"});
   } else if (w.lifetime_s < w.redelivery_s) {
     open.push_back({"insert_timeout_redelivery", "",
                     "the table-wide dedup window turns over faster than a redelivery arrives",
