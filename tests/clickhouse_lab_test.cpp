@@ -265,15 +265,50 @@ TEST(KeeperLab, WithoutInsertKeeperRetriesAnElectionFailsTheInsertWith999) {
   EXPECT_EQ(m["clickhouse_rows"], 15000);
 }
 
-TEST(KeeperLab, ALostSessionMakesTheTableReadOnly) {
-  // One replica; its session is lost from 65 s to 115 s. The insert at
-  // 69.985 s gets 242 TABLE_IS_READ_ONLY at once (retriable); the
-  // redelivery at ~120.001 s finds the table writable again.
+TEST(KeeperLab, ALostSessionHoldsTheInsertInItsCommitRetriesAndItCommitsLate) {
+  // One replica; its session is lost from 65 s to 115 s. ClickHouse 25.3
+  // takes the insert at 69.985 s (write() refuses only a table without
+  // metadata in Keeper) and its commit stage retries TABLE_IS_READ_ONLY
+  // (ZooKeeperRetriesControl: 100 ms doubling to 10 s): attempts at 70.0 s +
+  // 0.1, 0.3, 0.7, 1.5, 3.1, 6.3, 12.7, 22.7, 32.7, 42.7, 52.7. The client
+  // gives up at 99.985 s (socket_timeout 30 s): no 242, a client timeout.
+  // The redelivery at ~120.001 s finds the table writable and commits the
+  // block; the first insert, back in session at its 11th retry (122.7 s),
+  // commits late and is a dedup hit.
   const Lab m("keeper_session_loss_read_only.json");
-  EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 1);
+  EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 0);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["insert_keeper_retries"], 11);
   EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["dedup_hits"], 1);
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // Without block ids the late commit is a second copy of the redelivered
+  // batch: the exposure behind redelivery duplicates during Keeper trouble.
+  const Lab plain("keeper_session_loss_read_only.json", {"clickhouse.replicated_deduplication_window=0"});
+  EXPECT_EQ(plain["duplicate_rows"], 500);
+  EXPECT_EQ(plain["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+}
+
+TEST(KeeperLab, ASessionLostLongerThanTheCommitRetriesFailsTheOrphansAndTheNextCommitsLate) {
+  // The session is lost from 65 s to 265 s, longer than an insert's 20
+  // retries (142.7 s). The insert at 69.985 s times out on the client at
+  // 99.985 s; on the server it retries until 212.7 s and fails with 242,
+  // which nobody hears. The redelivery at ~120 s does the same (retries
+  // from 120.015 s to 262.715 s, 242). The next one, at ~210 s, starts
+  // retrying at 210.015 s; its 12th retry, at 272.715 s, finds the session
+  // back and commits the block; its client had given up at ~240 s. The one
+  // at ~300 s is a dedup hit. Keeper retries: 20 + 20 + 12.
+  const Lab m("keeper_session_loss_longer_than_the_commit_retries.json");
+  EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 0);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 3);
+  EXPECT_EQ(m["redeliveries"], 3);
+  EXPECT_EQ(m["insert_keeper_retries"], 20 + 20 + 12);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["insert_answers.deduplicated"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  EXPECT_EQ(m["pending_records"], 0);
 }
 
 TEST(ClickHouseLab, ACrashedReplicaRefusesOrHangs) {

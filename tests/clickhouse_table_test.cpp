@@ -253,19 +253,38 @@ TEST(ReplicatedTable, AnElectionDuringTheCommitMultiGivesUnknownStatus) {
   EXPECT_EQ(d.table->counters().parts, 1);
 }
 
-TEST(ReplicatedTable, AReadOnlyReplicaRefusesInsertsAndAnInsertInFlightWaitsForTheSession) {
+TEST(ReplicatedTable, OnAReadOnlyReplicaTheCommitRetriesUntilTheSessionIsBack) {
   // Session lost at 5 ms until 1.005 s. The insert in flight finds the table
   // read-only when its requests would go out (10 ms) and retries at 110, 310,
   // 710 and 1510 ms: then writable, answered at 1512 ms. A new insert at
-  // 0.5 s is refused at once (242).
+  // 0.5 s is taken as well (25.3 refuses at write() only a table without
+  // metadata in Keeper): its part is written by 510 ms, its commit retries
+  // at 610, 810 and 1210 ms and is answered at 1212 ms.
   Harness h(deterministic_table());
   h.insert_at(Time{0}, 0, 499);
   h.client->at(Time::millis(5), [&h] { h.table->lose_session(0, Time::millis(1005)); });
   h.insert_at(Time::millis(500), 500, 999);
   h.sim.run_until(Time::seconds(10));
   ASSERT_EQ(h.client->answers.size(), 2u);
-  EXPECT_EQ(h.client->answers[0], Answer(Time::millis(501), QueryStatus::TABLE_IS_READ_ONLY));
+  EXPECT_EQ(h.client->answers[0], Answer(Time::millis(1212), QueryStatus::OK));
   EXPECT_EQ(h.client->answers[1], Answer(Time::millis(1512), QueryStatus::OK));
+  EXPECT_EQ(h.table->counters().parts, 2);
+}
+
+TEST(ReplicatedTable, ASessionLostLongerThanTheCommitRetriesFailsTheInsertWith242) {
+  // Default retries: 20, backoff 100 ms doubling to 10 s: the 21 attempts of
+  // an insert whose commit stage starts at 10 ms are at 10 ms + 0, 0.1, 0.3,
+  // 0.7, 1.5, 3.1, 6.3, 12.7, then every 10 s to 142.7 s; the session comes
+  // back only at 200 s, so it fails at 142.71 s with 242 and writes nothing.
+  // The client (timeout 1000 s here) hears it then.
+  Harness h(deterministic_table());
+  h.client->at(Time::millis(5), [&h] { h.table->lose_session(0, Time::seconds(200)); });
+  h.insert_at(Time{0}, 0, 499, Time::seconds(1000));
+  h.sim.run_until(Time::seconds(300));
+  ASSERT_EQ(h.client->answers.size(), 1u);
+  EXPECT_EQ(h.client->answers[0], Answer(Time::millis(142710), QueryStatus::TABLE_IS_READ_ONLY));
+  EXPECT_EQ(h.table->counters().parts, 0);
+  EXPECT_EQ(h.table->counters().keeper_retries, 20);
 }
 
 TEST(ReplicatedTable, ACrashedServerRefusesAndADeadHostHangs) {
@@ -315,11 +334,53 @@ TEST(ReplicatedTable, AQuorumInsertAnswersOnceEnoughReplicasFetchedThePart) {
   EXPECT_EQ(h.client->answers[0], Answer(Time::millis(41), QueryStatus::OK));
 }
 
+TEST(ReplicatedTable, TheQuorumTimerStartsAgainAtEveryReplicaThatFetchesThePart) {
+  // 3 replicas, insert_quorum 3, insert_quorum_timeout 30 s. Replica-1 is
+  // down from 0.9 s to 25 s and replica-2 from 0.9 s to 50 s (both still
+  // active for the precondition: their is_active nodes live for the 30 s
+  // session timeout). An insert at 1 s that reaches replica-0 commits at
+  // 1.015 s. Replica-1 fetches the part at 25 s + 26 ms, within 30 s of the
+  // commit: the quorum node changes and the timer starts again; replica-2
+  // fetches at 50.026 s, within 30 s of that: the quorum is reached at
+  // 50.026 s, 49 s after the commit (a timer counted from the commit alone
+  // would have given up at 31.015 s). With replica-2 back only at 60 s, 35 s
+  // after replica-1's fetch, the wait gives up at 55.026 s: 319.
+  for (const bool late : {false, true}) {
+    bool reached_replica_0 = false;
+    for (std::uint64_t seed = 1; seed <= 20 && !reached_replica_0; ++seed) {
+      ClickHouseOptions o = deterministic_table();
+      o.replicas = 3;
+      o.insert_quorum = 3;
+      o.insert_quorum_timeout = Time::seconds(30);
+      Harness h(o, seed);
+      h.client->at(Time::millis(900), [&h, late] {
+        h.table->crash_replica(1, Time::seconds(25), false);
+        h.table->crash_replica(2, late ? Time::seconds(60) : Time::seconds(50), false);
+      });
+      h.insert_at(Time::seconds(1), 0, 499, Time::seconds(1000));
+      h.sim.run_until(Time::seconds(200));
+      ASSERT_EQ(h.client->answers.size(), 1u);
+      const auto& [at, status] = h.client->answers[0];
+      if (status == QueryStatus::NETWORK_ERROR) continue;  // it reached a dead replica: refused
+      reached_replica_0 = true;
+      if (late) {
+        EXPECT_EQ(status, QueryStatus::UNKNOWN_STATUS_OF_INSERT);
+        EXPECT_EQ(at, Time::millis(55026));
+      } else {
+        EXPECT_EQ(status, QueryStatus::OK);
+        EXPECT_EQ(at, Time::millis(50026));
+      }
+    }
+    EXPECT_TRUE(reached_replica_0);
+  }
+}
+
 TEST(ReplicatedTable, AQuorumWaitsForACrashedReplicaAndCountsItActiveUntilItsSessionTimesOut) {
   // 2 replicas, quorum 2; replica-1 crashes at 1 s until 100 s. An insert at
   // 2 s reaches replica-0 (then waits until replica-1 is back and has the
   // part: 100 s + 26 ms) or replica-1 (refused: 210 at 2.001 s), at random.
-  // With insert_quorum_timeout 50 s the wait gives up at 2.015 + 50 s (159).
+  // With insert_quorum_timeout 50 s the wait gives up at 2.015 + 50 s: no
+  // replica updated the quorum node meanwhile (319, ClickHouse 25.3).
   // At 40 s replica-1's is_active node is gone (1 s + 30 s session timeout):
   // replica-0 refuses with 285 after 3 requests.
   bool saw_quorum = false, saw_refused = false;
@@ -342,7 +403,7 @@ TEST(ReplicatedTable, AQuorumWaitsForACrashedReplicaAndCountsItActiveUntilItsSes
         const bool too_few =
             status == QueryStatus::TOO_FEW_LIVE_REPLICAS && at == Time::millis(40003);
         const bool quorum =
-            short_timeout ? status == QueryStatus::TIMEOUT_EXCEEDED && at == Time::millis(52015)
+            short_timeout ? status == QueryStatus::UNKNOWN_STATUS_OF_INSERT && at == Time::millis(52015)
                           : status == QueryStatus::OK && at == Time::millis(100026);
         EXPECT_TRUE(refused || too_few || quorum)
             << "seed " << seed << ": " << static_cast<int>(status) << " at " << at.us << " us";

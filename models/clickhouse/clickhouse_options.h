@@ -93,7 +93,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
             "seconds: a replica whose Keeper session was lost retries this often");
   v.integer("insert_quorum", o.insert_quorum, 0, 100, "replicas an insert waits for (0, 1: off)");
   v.millis("insert_quorum_timeout", o.insert_quorum_timeout, 1, 86400000,
-           "ms: an insert waits this long for its quorum, then fails (159; the part stays)");
+           "ms: a quorum insert waits this long for the next replica to have its part, then "
+           "fails (319; the part stays)");
   v.boolean("insert_deduplicate", o.insert_deduplicate,
             "the inserts' block ids (0: none written, nothing deduplicated)");
   v.boolean("async_insert", o.async_insert, "buffer inserts server-side (1 is refused: not modelled)");

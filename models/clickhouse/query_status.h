@@ -12,12 +12,12 @@ enum class QueryStatus : std::uint8_t {
   OK,
   DEDUPLICATED,              // an insert answered from the block ids: success, nothing written
   CLIENT_TIMEOUT,            // no answer within the client timeout (socket timeout)
-  TIMEOUT_EXCEEDED,          // 159: e.g. the quorum was not reached within insert_quorum_timeout
+  TIMEOUT_EXCEEDED,          // 159: the server gave up on the insert (insert_timeout that never commits)
   NETWORK_ERROR,             // 210: the replica is down (connection refused or reset)
   TABLE_IS_READ_ONLY,        // 242: the replica lost its Keeper session
   TOO_FEW_LIVE_REPLICAS,     // 285: fewer active replicas than insert_quorum
-  UNKNOWN_STATUS_OF_INSERT,  // 319: Keeper failed during the commit; the part stays if Keeper has
-                             // it
+  UNKNOWN_STATUS_OF_INSERT,  // 319: Keeper failed during the commit (the part stays if Keeper has
+                             // it), or the quorum wait timed out (the part stays)
   KEEPER_EXCEPTION,          // 999: Keeper unreachable through all retries
   COUNT,
 };

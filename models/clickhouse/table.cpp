@@ -193,11 +193,13 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
                  QueryStatus::NETWORK_ERROR);
     return;
   }
-  if (rep.read_only) {
-    // StorageReplicatedMergeTree::write refuses at once (assertNotReadonly).
-    reply_direct(request, now + kNetworkRoundTrip, QueryStatus::TABLE_IS_READ_ONLY);
-    return;
-  }
+  // A replica read-only for a lost Keeper session still takes the insert
+  // (ClickHouse 25.3 StorageReplicatedMergeTree::write refuses only a table
+  // whose metadata is not in Keeper): it writes the part, and its commit
+  // stage retries TABLE_IS_READ_ONLY like any Keeper error
+  // (ReplicatedMergeTreeSink::commitPart, ZooKeeperRetriesControl), so it
+  // commits late if the session comes back within insert_keeper_max_retries
+  // (~143 s at the defaults), else fails with 242 (plan_keeper_phase).
   if (quorum_ > 0) {
     // checkQuorumPrecondition: getChildren(replicas), exists(is_active) of the
     // others, get(is_active, host) of itself.
@@ -527,18 +529,26 @@ void ReplicatedTable::plan_quorum(std::uint32_t slot) {
     if (static_cast<int>(j) != s.replica) others.push_back(s.fetched_at[j]);
   }
   std::sort(others.begin(), others.end());
-  // The writer counts itself: quorum - 1 other replicas must have the part.
-  const sim::Time reached = others[static_cast<std::size_t>(quorum_ - 2)];
-  const sim::Time give_up = s.commit_at + options_.insert_quorum_timeout;
   s.phase = Phase::QUORUM;
-  if (reached == sim::Time::max() || reached > give_up) {
-    // "Timeout while waiting for quorum" (159); the part stays committed.
-    s.final_status = QueryStatus::TIMEOUT_EXCEEDED;
-    schedule_slot(slot, std::max(give_up, sim_.now()), kFinish);
-    return;
+  // The writer counts itself: quorum - 1 other replicas must have the part.
+  // ReplicatedMergeTreeSink::waitForQuorum (25.3) sets a watch on the quorum
+  // node and waits insert_quorum_timeout for it to change; every replica that
+  // fetches the part updates the node, so the timer starts again at each
+  // fetch. It gives up when no fetch comes within the timeout: "Timeout while
+  // waiting for quorum", 319 UNKNOWN_STATUS_OF_INSERT (older versions: 159);
+  // the part stays committed.
+  sim::Time last_change = s.commit_at;
+  for (std::size_t k = 0; k + 1 < static_cast<std::size_t>(quorum_); ++k) {
+    const sim::Time fetched = others[k];
+    if (fetched == sim::Time::max() || fetched > last_change + options_.insert_quorum_timeout) {
+      s.final_status = QueryStatus::UNKNOWN_STATUS_OF_INSERT;
+      schedule_slot(slot, std::max(last_change + options_.insert_quorum_timeout, sim_.now()), kFinish);
+      return;
+    }
+    last_change = fetched;
   }
   s.final_status = QueryStatus::OK;
-  schedule_slot(slot, std::max(reached, sim_.now()), kFinish);
+  schedule_slot(slot, std::max(last_change, sim_.now()), kFinish);
 }
 
 bool ReplicatedTable::active(int replica) const {

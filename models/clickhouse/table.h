@@ -17,7 +17,8 @@
 //     part then stays if Keeper has it);
 //  4. the other replicas pull the log and fetch the part; with insert_quorum
 //     the insert answers once insert_quorum replicas have it (or fails with
-//     159 after insert_quorum_timeout; the part stays).
+//     319 when insert_quorum_timeout passes with no replica fetching it: the
+//     timer restarts at every fetch; the part stays).
 // Each replica's cleanup thread removes old block ids from time to time
 // (CleanupSchedule, DedupWindow::clear_old_blocks).
 //

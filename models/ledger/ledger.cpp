@@ -140,14 +140,18 @@ struct Attribution {
 
 // The entry point of a row that is not the first row of its id (SPEC §3):
 // the first insert of an extra Kafka copy is a producer-side duplicate; a
-// further insert of an already-inserted copy is a sink-side duplicate.
-Attribution attribute(const RowRange& first_row, const RowRange& row, bool copy_seen_before) {
+// further insert of an already-inserted copy is a sink-side duplicate, named
+// by why the sink inserted it again. `again` is that reason: the row's own
+// tag, or, for a first delivery that committed after a re-insert of the same
+// copy (an insert that timed out, was redelivered, and then committed late
+// on the server), the re-insert's.
+Attribution attribute(const RowRange& first_row, const RowRange& row, bool copy_seen_before, InsertTag again) {
   if (!copy_seen_before) {
     const CopyCause extra = row.cause != CopyCause::ORIGINAL ? row.cause : first_row.cause;
     if (extra == CopyCause::MANUAL_RESEND) return {EntryPoint::MANUAL_RESEND};
     return {EntryPoint::PRODUCER_RETRY, producer_path(extra)};
   }
-  switch (row.tag) {
+  switch (again) {
     case InsertTag::REDELIVERY: return {EntryPoint::INSERT_TIMEOUT_REDELIVERY};
     case InsertTag::STATE_RESET: return {EntryPoint::STATE_RESET};
     case InsertTag::NORMAL:
@@ -254,11 +258,14 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
       }
       s.final_duplicate_rows += static_cast<std::int64_t>(partitions - 1) * length;
       for (std::size_t i = 1; i < ordered.size(); ++i) {
-        const bool seen = std::any_of(ordered.begin(), ordered.begin() + static_cast<long>(i),
-                                      [&](const RowRange* earlier) {
-                                        return earlier->segment_uid == ordered[i]->segment_uid;
-                                      });
-        const Attribution a = attribute(*ordered[0], *ordered[i], seen);
+        bool seen = false;
+        InsertTag again = ordered[i]->tag;
+        for (std::size_t k = 0; k < i; ++k) {
+          if (ordered[k]->segment_uid != ordered[i]->segment_uid) continue;
+          seen = true;
+          if (again == InsertTag::NORMAL && ordered[k]->tag != InsertTag::NORMAL) again = ordered[k]->tag;
+        }
+        const Attribution a = attribute(*ordered[0], *ordered[i], seen, again);
         const EntryPoint e = a.entry;
         s.duplicates_by_entry[static_cast<int>(e)] += length;
         if (a.path != ProducerPath::COUNT) s.producer_retry_by_path[static_cast<int>(a.path)] += length;
