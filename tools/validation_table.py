@@ -65,6 +65,12 @@ BEHAVIOUR = {
                                         "retries: five batches appended again with idempotence on",
     "producer_restart_with_in_flight_batches": "a restarted producer (new id): the application re-sends what was "
                                                "not acknowledged, five batches of it already written",
+    "keeper_session_loss_read_only": "a replica's Keeper session lost for 50 s: the insert is taken and its "
+                                      "commit retries (ZooKeeperRetriesControl); the client times out, the "
+                                      "redelivery commits, the late commit is a dedup hit",
+    "keeper_session_loss_longer_than_the_commit_retries": "the session lost for 200 s, longer than the commit "
+                                                          "retries (~143 s): two orphans fail with 242 unheard, "
+                                                          "the third commits late, the fourth is a dedup hit",
     "runbook_delete_state_row": "runbook delete_state_row: the replay is inserted again (state_reset duplicates)",
     "task_failure_commits_returned_puts": "a FAILED task commits the puts that returned before its consumer "
                                           "closes (WorkerSinkTask closeAllPartitions): delete_state_row recovers "
