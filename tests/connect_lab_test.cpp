@@ -198,28 +198,29 @@ TEST(ConnectLab, RunbookDeleteStateRowReinsertsTheReplayAsStateReset) {
 
 TEST(ConnectLab, FailedTaskCommitsItsReturnedPutsSoTheRunbookRecovers) {
   // One task, p0 and p1 at 100 records/s each, exactlyOnce, killed at
-  // 90.512 s: the commit of the first iteration after 60 s (60.005 s) holds
-  // 5998 on both; the state rows say [9048,9048], AFTER_PROCESSING on p0,
-  // BEFORE_PROCESSING on p1 (the kill came between its state write and its
-  // insert's answer).
-  //  136.014 s  MISMATCH on p0 (failure 1); restart at +5 min fails the same
-  //             way (failure 2): the remediation deletes p0's row 5 min later.
-  //  736.516 s  p0 re-inserts [5998,6497] and [6498,6997] in two puts that
-  //             return; the third put reaches p1: ERROR State (failure 3).
-  //             WorkerSinkTask.execute's closeAllPartitions commits p0 at 6998
-  //             before the consumer closes, so the next restart resumes p0
-  //             there (AFTER_PROCESSING [6498,6997] -> NEW) instead of
-  //             replaying 5998 into a State MISMATCH.
-  //  +5 min     p0 goes on to 7998, p1 fails the same way again (failure 4):
+  // 90.512 s: the commit of the first iteration after 60 s (60.007 s) holds
+  // 5999 on both; the state rows say BEFORE_PROCESSING [9049,9049] on p0 (the
+  // kill came between its state write and its insert's answer) and
+  // AFTER_PROCESSING [9048,9048] on p1.
+  //  136.014 s  ERROR State on p0 (failure 1); the restart at +5 min fails
+  //             the same way (failure 2): the remediation deletes p0's row
+  //             5 min later.
+  //  737.056 s  p0 re-inserts [5999,6498] and on in puts that return; a
+  //             put reaches p1: State MISMATCH (failure 3).
+  //             WorkerSinkTask.execute's closeAllPartitions commits p0 where
+  //             its returned puts got (6999) before the consumer closes, so
+  //             the next restart resumes p0 there instead of replaying 5999.
+  //  +5 min     p0 goes on to 7999, p1 fails the same way again (failure 4):
   //             the remediation deletes p1's row; everything recovers.
-  // Without that commit every restart puts p0 into MISMATCH again and the
-  // pipeline never catches up (701,902 records pending at the end).
+  // Without that commit every restart replays p0 from 5999 and the pipeline
+  // never catches up (701,901 records pending at the end,
+  // SinkOptionsLab.ReportInsertedOffsetsMakesAFailingTaskCommitNothing).
   const Lab m("task_failure_commits_returned_puts.json");
   EXPECT_EQ(m["task_failures"], 4);
   EXPECT_EQ(m["state_mismatch_throws"], 2);
-  // Each partition's [5998, 9048] inserted a second time, once.
-  EXPECT_EQ(m["duplicate_rows"], 2 * (9048 - 5998 + 1));
-  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], 2 * (9048 - 5998 + 1));
+  // p0's [5999, 9049] and p1's [5999, 9048] inserted a second time, once.
+  EXPECT_EQ(m["duplicate_rows"], (9049 - 5999 + 1) + (9048 - 5999 + 1));
+  EXPECT_EQ(m["duplicate_rows_by_entry.state_reset"], (9049 - 5999 + 1) + (9048 - 5999 + 1));
   // Killed 90.512-120.512 s, then four FAILED stretches of 5 min each.
   EXPECT_NEAR(m["task_downtime_s"], 30 + 4 * 300, 1e-3);
   EXPECT_EQ(m["pending_records"], 0);
@@ -439,26 +440,27 @@ TEST(ConnectLab, CancelledStopFinishesItsPutThenLeavesWithoutACommit) {
 // records/s each (record k at 10k ms), replication factor 2: p0 on brokers
 // 0 and 1 (led by 0), p1 on 1 and 2. The group connect-clickhouse-sink
 // lives on __consumer_offsets-3 (hash 1493274053 % 50), led by broker 0.
-// offset.flush.interval.ms 2 s: the commit of 60.05 s holds 6003 on both.
+// offset.flush.interval.ms 2 s: the commits drift later by the task's put
+// times, and the one of 60.257 s holds 6024 on both.
 // Broker 0 dies at 60.5 s and is fenced at 69.5 s: p0 has no leader (its
-// last record is 6049), p1 goes on, and the commits at 62.05, 64.05, 66.05
-// and 68.05 s find no coordinator. The worker is killed at 68.5 s (p1's
+// last record is 6049), p1 goes on, and the commits at 62.26, 64.26, 66.26
+// and 68.26 s find no coordinator. The worker is killed at 68.5 s (p1's
 // record 6849 is being inserted, and lands); the restart replays both from
-// 6003: p0 [6003,6049] and p1 [6003,6849], 47 + 847 rows twice.
+// 6024: p0 [6024,6049] and p1 [6024,6849], 26 + 826 rows twice.
 TEST(ConnectLab, CommitsFailWhileTheGroupCoordinatorIsDown) {
   const Lab m("commit_fails_while_the_coordinator_is_down.json");
   EXPECT_EQ(m["commit_failures"], 4);
-  EXPECT_EQ(m["duplicate_rows"], 47 + 847);
-  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 47 + 847);
+  EXPECT_EQ(m["duplicate_rows"], 26 + 826);
+  EXPECT_EQ(m["duplicate_rows_by_entry.task_restart_replay"], 26 + 826);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["pending_records"], 0);
   // With 42 offsets partitions the group is on __consumer_offsets-5, led by
-  // broker 2: every commit succeeds, the 68.05 s one at p0 6050 and p1
-  // 6805, so only p1 [6805,6849] is replayed.
+  // broker 2: every commit succeeds, the 68.26 s one at p0 6050 and p1
+  // 6826, so only p1 [6826,6849] is replayed.
   const Lab elsewhere("commit_fails_while_the_coordinator_is_down.json",
                       {"kafka.offsets.topic.num.partitions=42"});
   EXPECT_EQ(elsewhere["commit_failures"], 0);
-  EXPECT_EQ(elsewhere["duplicate_rows"], 6849 - 6805 + 1);
+  EXPECT_EQ(elsewhere["duplicate_rows"], 6849 - 6826 + 1);
 }
 
 }  // namespace pipesim::pipeline

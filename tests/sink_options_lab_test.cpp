@@ -120,19 +120,19 @@ TEST(SinkOptionsLab, TopicWideRetryOfTheSameBatchIsDeduplicatedByItsData) {
 
 TEST(SinkOptionsLab, ReportInsertedOffsetsMakesAFailingTaskCommitNothing) {
   // task_failure_commits_returned_puts with reportInsertedOffsets=true. The
-  // put that fails on p1 (ERROR State) has inserted p0 [5998, 7003] first,
-  // so lastInsertedOffsets holds p0 -> 7004, beyond the framework's current
-  // offset of p0 (5998: no put has returned). commitOffsets ignores it ("not
-  // yet consumed") and p1 has no inserted offset: the closing commit keeps
-  // 5998 for both, and every restart replays the same batches. The first
-  // rewrite after delete_state_row writes p0 [5998, 7003] again under new
-  // tokens (1006 duplicates); later rewrites repeat those tokens (dedup).
-  // p0 and p1 stay at 5998 to the end: of 2 x 360,000 records, 2 x (360,000
-  // - 5998) never reach ClickHouse past the 2 x 3051 written before the
-  // crash.
+  // put that fails on p1 (AFTER_PROCESSING State MISMATCH) has inserted p0
+  // [5999, 7004] first, so lastInsertedOffsets holds p0 -> 7005, beyond the
+  // framework's current offset of p0 (5999: no put has returned).
+  // commitOffsets ignores it ("not yet consumed") and p1 has no inserted
+  // offset: the closing commit keeps 5999 for both, and every restart
+  // replays the same batches. The first rewrite after delete_state_row
+  // writes p0 [5999, 7004] again under new tokens (1006 duplicates); later
+  // rewrites repeat those tokens (dedup). p0 and p1 stay at 5999 to the end:
+  // of 2 x 360,000 records, those past the ones written before the crash
+  // (p0 up to 9049, p1 up to 9048) never reach ClickHouse.
   const Lab m("report_inserted_offsets_failing_task_commits_nothing.json");
-  EXPECT_EQ(m["duplicate_rows"], 7003 - 5998 + 1);
-  EXPECT_EQ(m["pending_records"], 2 * (360000 - 5998) - 2 * (9048 - 5998 + 1));
+  EXPECT_EQ(m["duplicate_rows"], 7004 - 5999 + 1);
+  EXPECT_EQ(m["pending_records"], (360000 - 9050) + (360000 - 9049));
   EXPECT_GT(m["task_failures"], 4);  // the default (false) recovers after 4
   const Lab current("report_inserted_offsets_failing_task_commits_nothing.json",
                     {"connector.reportInsertedOffsets=false"});

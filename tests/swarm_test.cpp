@@ -190,12 +190,21 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   if (d.coin()) clickhouse["insert_latency_per_row"] = d.pick_text({"0s", "20us", "1ms"});
   raw["clickhouse"] = clickhouse;
 
-  // An overloaded Keeper (capacity 1/s, or background above capacity) leaves
+  // An overloaded Keeper (capacity 1/s, or background near capacity) leaves
   // most records pending: kept, but rarer, so most runs reach the sink's paths.
+  // The background must stay below capacity, from threads enough to send it
+  // (config.cpp refuses the rest).
   if (d.coin(0.3)) {
-    raw["keeper"] = {{"latency", d.pick_text({"1us", "1ms", "1s"})},
-                     {"capacity_ops_per_s", d.pick<std::int64_t>({1, 1000, 40000, 40000})},
-                     {"background_ops_per_s", d.pick<std::int64_t>({0, 10000, 10000, 100000})}};
+    const std::string latency = d.pick_text({"1us", "1ms", "1s"});
+    const std::int64_t capacity = d.pick<std::int64_t>({1, 1000, 40000, 40000});
+    const std::int64_t background =
+        std::min(d.pick<std::int64_t>({0, 10000, 10000, 100000}), capacity * 9 / 10);
+    const double latency_s = latency == "1us" ? 1e-6 : latency == "1ms" ? 1e-3 : 1.0;
+    const auto fewest = static_cast<std::int64_t>(static_cast<double>(background) * latency_s * 4) + 20;
+    raw["keeper"] = {{"latency", latency},
+                     {"capacity_ops_per_s", capacity},
+                     {"background_ops_per_s", background},
+                     {"background_clients", std::max(fewest, d.pick<std::int64_t>({1, 1728, 20000}))}};
   }
 
   // Faults: each kind with probability 0.4, scheduled inside the run or
@@ -242,7 +251,8 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
       if (kind == "response_loss" && d.coin()) f["connection"] = d.pick_text({"stall", "reset"});
       if (kind == "keeper_backlog") {
         if (d.coin()) f["capacity_factor"] = d.pick<double>({0.0001, 0.25, 1.0});
-        if (d.coin(0.3)) f["extra_ops_per_s"] = d.pick<std::int64_t>({0, 100000, 100000000});
+        if (d.coin(0.3)) f["extra_clients"] = d.pick<std::int64_t>({0, 64, 5000});
+        if (d.coin(0.3)) f["extra_client_think"] = d.pick_text({"0ms", "10ms", "1s"});
       }
       faults.push_back(f);
     }
@@ -390,16 +400,17 @@ INSTANTIATE_TEST_SUITE_P(Shards, Swarm, testing::Range(0, kShards));
 // Keeper at 1 op/s and a backlog episode with 1e8 extra ops/s: the answer time
 // overflowed int64 us and the insert's answer was scheduled in the past
 // ("invariant violated: event scheduled in the past"). Fixed in keeper.cpp.
+// Kept for the closed loop: 100,000 runaway threads at 0.0001 x 1 op/s.
 TEST(SwarmFindings, KeeperBacklogFarBeyondCapacityIsNotScheduledInThePast) {
   for (const auto& [fault, seed] : std::vector<std::pair<json, std::uint64_t>>{
-           {{{"kind", "keeper_backlog"}, {"rate_per_day", 240.0}, {"extra_ops_per_s", 100000000}},
+           {{{"kind", "keeper_backlog"}, {"rate_per_day", 240.0}, {"extra_clients", 100000}},
             667576},
            {{{"kind", "keeper_backlog"},
              {"at", "33903102us"},
              {"capacity_factor", 0.0001},
-             {"extra_ops_per_s", 100000000}},
+             {"extra_clients", 100000}},
             461373}}) {
-    const Config c = load_config({{"keeper", {{"capacity_ops_per_s", 1}}},
+    const Config c = load_config({{"keeper", {{"capacity_ops_per_s", 1}, {"background_ops_per_s", 0}}},
                                   {"faults", json::array({fault})},
                                   {"run", {{"duration", "1h"}, {"drain", "10m"}}},
                                   {"workload", {{"records_per_day", 8640000}}}});

@@ -6,171 +6,185 @@
 namespace pipesim::keeper {
 
 namespace {
-// The steady-state formulas are used up to this utilisation; arrivals above
-// capacity go into the fluid backlog instead.
-constexpr double kMaxUtilisation = 0.995;
 constexpr double seconds(sim::Time t) { return static_cast<double>(t.us) / 1e6; }
 
 // Seconds to Time, capped at ~3,170 years: an absurd backlog (capacity 1/s,
-// 1e8 extra requests/s) must give an answer that never comes, not a time that
+// a million threads) must give an answer that never comes, not a time that
 // wraps past 2^63 us into the past.
 sim::Time to_time(double s) {
   constexpr double kNeverUs = 1e17;
   return sim::Time{static_cast<std::int64_t>(std::llround(std::min(s * 1e6, kNeverUs)))};
 }
+
+// The mean-field number at the leader `tau` seconds after it was `f0`, for
+// N clients away D each at service rate mu: dF/dt = (N - F) / D - mu, so
+// F = L + (f0 - L) e^(-tau / D) with L = N - mu D, held at 0 once it gets
+// there (an idle leader has no queue to drain).
+struct Fluid {
+  double limit;  // N - mu D (negative: the clients cannot keep the leader busy)
+  double away_s;
+
+  [[nodiscard]] double time_to_empty(double f0) const {
+    if (limit >= 0) return INFINITY;
+    if (f0 <= 0) return 0;
+    return away_s * std::log((f0 - limit) / -limit);
+  }
+  [[nodiscard]] double at(double f0, double tau) const {
+    if (tau >= time_to_empty(f0)) return 0;
+    return limit + (f0 - limit) * std::exp(-tau / away_s);
+  }
+  [[nodiscard]] double integral(double f0, double tau) const {
+    const double t = std::min(tau, time_to_empty(f0));
+    if (t <= 0) return 0;
+    return limit * t + (f0 - limit) * away_s * -std::expm1(-t / away_s);
+  }
+};
 }  // namespace
 
 Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
     : options_(options),
       queue_stream_(seed, "keeper/queue"),
       capacity_(static_cast<double>(options.capacity_ops_per_s)) {
-  refresh();
-}
-
-void Keeper::refresh() {
-  Steady& s = steady_;
-  s.lambda = static_cast<double>(options_.background_ops_per_s) + extra_ops_per_s_ + own_rate_;
-  s.mu = capacity_ * capacity_factor_;
-  s.rho = std::min(s.lambda / s.mu, kMaxUtilisation);
-  s.service_s = 1.0 / s.mu;
-  // Pollaczek-Khinchine: E[Wq] = rho / (1 - rho) * E[S] * (1 + cv^2) / 2.
-  const double cv = options_.service_time_cv;
-  s.queueing_s = s.rho / (1.0 - s.rho) * s.service_s * (1.0 + cv * cv) / 2.0;
-  s.time_s = seconds(options_.latency) + s.service_s + s.queueing_s;
-  s.served = std::min(s.lambda, s.mu);
-}
-
-double Keeper::current_in_flight() const {
-  if (now_unavailable_) return backlog_;
-  // Little's law on the requests being served (the backlog is counted once).
-  return steady_.served * steady_.time_s + backlog_;
-}
-
-bool Keeper::streaming() const {
-  return std::any_of(streams_.begin(), streams_.end(), [](const Stream& st) { return st.rate > 0; });
-}
-
-void Keeper::integrate(sim::Time to) {
-  if (to <= last_) return;
-  const double dt = seconds(to - last_);
-  in_flight_integral_ += current_in_flight() * dt;
-  // Without a leader nothing is served and nothing is accepted: the backlog
-  // waits for the new leader.
-  const sim::Time served_from = std::max(last_, unavailable_until_);
-  if (to > served_from) {
-    backlog_ = std::max(0.0, backlog_ + (steady_.lambda - steady_.mu) * seconds(to - served_from));
+  // The background threads' away time: what makes them send
+  // background_ops_per_s to a healthy leader (round trip included, so no
+  // less than it; config.cpp refuses threads too few for the rate).
+  const auto rate = static_cast<double>(options.background_ops_per_s);
+  if (rate > 0 && options.background_clients > 0) {
+    background_.threads = options.background_clients;
+    background_.away_s = std::max(ClosedLoop::away_for_throughput(capacity_, options.background_clients, rate),
+                                  seconds(options.latency));
   }
-  for (auto& st : streams_) {
-    if (st.rate <= 0) continue;
-    const sim::Time end = std::min(to, st.until);
-    if (end <= last_) continue;
-    const double ops = st.rate * seconds(end - last_);
-    window_ops_ += ops;
-    auto& carry = stream_carry_[static_cast<std::size_t>(st.client)];
-    carry += ops;
-    const auto whole = static_cast<std::int64_t>(carry);
-    carry -= static_cast<double>(whole);
-    ops_ += whole;
-    ops_by_client_[static_cast<std::size_t>(st.client)] += whole;
-    if (st.sampled) sampled_pending_ += ops;
-    if (st.until <= to) st.rate = 0;
-  }
-  last_ = to;
+  solve();
+  fluid_ = loop_.fluid_limit();
 }
 
-void Keeper::close_window() {
-  own_rate_ = window_ops_;
-  window_ops_ = 0;
-  window_start_ += sim::Time::seconds(1);
-  refresh();
-  if (available(last_)) peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
-  if (sampled_pending_ >= 5000) flush_samples();
+void Keeper::solve() {
+  std::vector<ClientClass> classes{background_};
+  if (extra_.threads > 0) classes.push_back(ClientClass{extra_.threads, seconds(extra_.think + options_.latency)});
+  loop_.solve(capacity_ * capacity_factor_, classes);
+  peak_utilisation_ = std::max(peak_utilisation_, loop_.offered_load());
+}
+
+double Keeper::fluid_at(sim::Time at) const {
+  return Fluid{static_cast<double>(loop_.threads()) - loop_.mu() * loop_.away_s(),
+               std::max(loop_.away_s(), 1e-12)}
+      .at(fluid_, std::max(0.0, seconds(at - last_)));
+}
+
+double Keeper::fluid_integral(sim::Time to) const {
+  return Fluid{static_cast<double>(loop_.threads()) - loop_.mu() * loop_.away_s(), std::max(loop_.away_s(), 1e-12)}
+      .integral(fluid_, std::max(0.0, seconds(to - last_)));
+}
+
+double Keeper::round_trip_share() const {
+  return loop_.away_s() > 0 ? std::min(1.0, seconds(options_.latency) / loop_.away_s()) : 1.0;
+}
+
+double Keeper::in_flight_at(sim::Time at) const {
+  if (!available(at)) return 0;
+  // At the leader, plus the threads away whose request is on its way: the
+  // round trip's share of their away time (in a steady state that is
+  // throughput x round trip, Little's law). Never more than the threads.
+  const auto n = static_cast<double>(loop_.threads());
+  const double at_leader = std::clamp(loop_.mean_at_leader() + shift_at(at), 0.0, n);
+  return at_leader + (n - at_leader) * round_trip_share();
 }
 
 void Keeper::advance(sim::Time now) {
-  if (now <= last_) return;
-  // Whole seconds of own load, one window at a time (a stream's end splits
-  // its window); a silent stretch with no stream is skipped at once.
-  while (now - window_start_ >= sim::Time::seconds(1)) {
-    sim::Time to = window_start_ + sim::Time::seconds(1);
+  while (last_ < now) {
+    const bool up = available(last_);
+    const sim::Time to = up ? now : std::min(now, unavailable_until_);
+    const double dt = seconds(to - last_);
+    double streamed = 0;
     for (const auto& st : streams_) {
-      if (st.rate > 0 && st.until > last_ && st.until < to) to = st.until;
+      if (st.rate <= 0) continue;
+      const double ops = st.rate * dt;
+      streamed += ops;
+      auto& carry = stream_carry_[static_cast<std::size_t>(st.client)];
+      carry += ops;
+      const auto whole = static_cast<std::int64_t>(carry);
+      carry -= static_cast<double>(whole);
+      ops_ += whole;
+      ops_by_client_[static_cast<std::size_t>(st.client)] += whole;
     }
-    integrate(to);
-    if (to < window_start_ + sim::Time::seconds(1)) continue;
-    close_window();
-    if (!streaming() && now - window_start_ >= sim::Time::seconds(1)) {
-      integrate(now);  // at the state of the last window: nothing of ours since
-      own_rate_ = 0;
-      window_start_ = now;
-      refresh();
-      if (available(now)) peak_utilisation_ = std::max(peak_utilisation_, steady_.lambda / steady_.mu);
+    if (up) {
+      peak_in_flight_ = std::max({peak_in_flight_, in_flight_at(last_), in_flight_at(to)});
+      const double shift_integral = fluid_integral(to) - loop_.fluid_limit() * dt;
+      const double at_leader = std::max(0.0, loop_.mean_at_leader() * dt + shift_integral);
+      const double share = round_trip_share();
+      in_flight_integral_ += at_leader * (1 - share) + static_cast<double>(loop_.threads()) * share * dt;
+      background_ops_ += loop_.throughput() * dt;
+      pending_served_ += loop_.throughput() * dt + streamed;
+      pending_shift_integral_ += shift_integral;
+      pending_span_s_ += dt;
+      fluid_ = fluid_at(to);
+    } else {
+      fluid_ = 0;  // the old leader's queue is gone; clients reconnect and resend
+    }
+    last_ = to;
+  }
+}
+
+double Keeper::service_time_s(std::int64_t requests) {
+  const double s = 1.0 / loop_.mu();
+  const double cv = options_.service_time_cv;
+  if (cv == 0) return s * static_cast<double>(requests);
+  if (requests > 16) {
+    // A sum of many: normal with the summed mean and variance.
+    const double n = static_cast<double>(requests);
+    return std::max(0.0, s * n + s * cv * std::sqrt(n) * queue_stream_.normal());
+  }
+  double total = 0;
+  for (std::int64_t i = 0; i < requests; ++i) {
+    if (cv == 1) {
+      total += queue_stream_.exponential(s);
+    } else {
+      // Lognormal with mean s and the given coefficient of variation.
+      const double sigma2 = std::log1p(cv * cv);
+      total += s * std::exp(std::sqrt(sigma2) * queue_stream_.normal() - sigma2 / 2);
     }
   }
-  integrate(now);
-  now_unavailable_ = !available(now);
-  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
+  return total;
 }
 
 void Keeper::flush_samples() {
-  // Streamed requests enter the latency histogram as 100 strata of the
-  // current distribution: the healthy round trip and service, plus the
-  // queueing delay (none with probability 1 - rho, else exponential) and the
-  // backlog ahead.
-  const auto n = static_cast<std::int64_t>(sampled_pending_);
-  if (n < 100) return;
-  sampled_pending_ -= static_cast<double>(n);
-  const double rho = steady_.rho;
-  const double fifo_s = backlog_ / steady_.mu;
+  const auto n = static_cast<std::int64_t>(pending_served_);
+  if (n < 1) return;
+  // 100 strata of the regime's distribution of the number ahead, displaced by
+  // the transient's mean over the span; each waits for its own service too.
+  const double shift = pending_span_s_ > 0 ? pending_shift_integral_ / pending_span_s_ : 0;
   for (int i = 0; i < 100; ++i) {
-    const double u = (i + 0.5) / 100.0;
-    double wait_s = fifo_s;
-    if (rho > 0 && u >= 1.0 - rho) wait_s += steady_.queueing_s / rho * std::log(rho / (1.0 - u));
-    const sim::Time one = options_.latency + to_time(steady_.service_s) + to_time(wait_s);
     const std::int64_t weight = n / 100 + (i < n % 100 ? 1 : 0);
-    latency_us_.add(one.us, weight);
+    if (weight == 0) continue;
+    const double ahead =
+        std::clamp(static_cast<double>(loop_.ahead((i + 0.5) / 100.0)) + shift, 0.0,
+                   static_cast<double>(loop_.threads()));
+    latency_us_.add((options_.latency + to_time((ahead + 1) / loop_.mu())).us, weight);
   }
+  pending_served_ -= static_cast<double>(n);
+  pending_shift_integral_ = 0;
+  pending_span_s_ = 0;
 }
 
 bool Keeper::healthy(sim::Time now) {
   advance(now);
-  return available(now) && capacity_factor_ == 1.0 && extra_ops_per_s_ == 0.0 && backlog_ < 1.0;
+  return available(now) && capacity_factor_ == 1.0 && extra_.threads == 0 && std::abs(shift_at(now)) < 0.5;
 }
 
-int Keeper::add_stream(sim::Time now, KeeperClient client, bool sampled) {
+int Keeper::add_stream(sim::Time now, KeeperClient client, bool /*sampled*/) {
   advance(now);
-  streams_.push_back(Stream{0, sim::Time::max(), client, sampled});
+  streams_.push_back(Stream{0, client});
   return static_cast<int>(streams_.size() - 1);
 }
 
 void Keeper::set_stream(int stream, sim::Time now, double ops_per_s) {
   advance(now);
-  auto& st = streams_[static_cast<std::size_t>(stream)];
-  st.rate = ops_per_s;
-  st.until = sim::Time::max();
-}
-
-void Keeper::add_sequential_load(sim::Time now, std::int64_t requests, KeeperClient client) {
-  advance(now);
-  if (!available(now) || requests <= 0) return;
-  // One request at a time: each takes the expected request time now.
-  const double each_s = steady_.time_s + backlog_ / steady_.mu;
-  const double total_s = each_s * static_cast<double>(requests);
-  Stream st{static_cast<double>(requests) / total_s, now + to_time(total_s), client, false};
-  // Reuse a finished stream's slot.
-  for (auto& old : streams_) {
-    if (old.rate <= 0 && old.until != sim::Time::max()) {
-      old = st;
-      return;
-    }
-  }
-  streams_.push_back(st);
+  streams_[static_cast<std::size_t>(stream)].rate = ops_per_s;
 }
 
 void Keeper::count(std::int64_t requests, KeeperClient client) {
   ops_ += requests;
   ops_by_client_[static_cast<std::size_t>(client)] += requests;
-  window_ops_ += static_cast<double>(requests);
 }
 
 KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
@@ -181,25 +195,19 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     ++failed_requests_;
     return KeeperAnswer{false, options_.latency, options_.latency, false};
   }
-  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
-  const double rho = steady_.rho;
-  const double service_s = steady_.service_s;
-  const double queueing_s = steady_.queueing_s;
-  const double fifo_s = backlog_ / steady_.mu;
+  peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now));
   KeeperAnswer answer;
   for (int i = 0; i < requests; ++i) {
     count(1, client);
-    // P(Wq > t) = rho * exp(-t * rho / E[Wq]): inverse transform of one uniform.
-    double wait_s = fifo_s;
-    const double u = queue_stream_.uniform01();
-    if (rho > 0 && u >= 1.0 - rho) wait_s += queueing_s / rho * std::log(rho / (1.0 - u));
-    const sim::Time wait = to_time(wait_s);
-    const sim::Time one = options_.latency +
-                          to_time(service_s) +
-                          wait;
+    // Each request goes out when the previous one is answered, and sees the
+    // queue as it is then.
+    const double ahead = std::clamp(static_cast<double>(loop_.ahead(queue_stream_.uniform01())) +
+                                        shift_at(now + answer.latency),
+                                    0.0, static_cast<double>(loop_.threads()));
+    const sim::Time one = options_.latency + to_time(service_time_s(std::llround(ahead) + 1));
     // Keeper's own latency: a request the client gave up on is served all the same.
     latency_us_.add(one.us);
-    if (wait > options_.operation_timeout) {
+    if (one > options_.operation_timeout) {
       // ZooKeeperImpl's receive thread: "Operation timeout (no response in
       // operation_timeout_ms)"; the request stays queued in Keeper.
       ++failed_requests_;
@@ -219,44 +227,50 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client)
   advance(now);
   if (!available(now)) return;  // they fail and are retried later by their senders
   count(requests, client);
-  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
 }
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
   advance(now);
-  const double time_s = steady_.time_s + backlog_ / steady_.mu;
-  return to_time(time_s);
+  return options_.latency + to_time((std::max(0.0, loop_.mean_seen() + shift_at(now)) + 1) / loop_.mu());
 }
 
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
-  const double wait_s = steady_.queueing_s + backlog_ / steady_.mu;
-  return to_time(wait_s);
+  return to_time(std::max(0.0, loop_.mean_seen() + shift_at(now)) / loop_.mu());
 }
 
 double Keeper::in_flight(sim::Time now) {
   advance(now);
-  return current_in_flight();
+  return in_flight_at(now);
+}
+
+double Keeper::background_ops(sim::Time now) {
+  advance(now);
+  return background_ops_;
 }
 
 double Keeper::mean_in_flight(sim::Time now) {
   advance(now);
   flush_samples();
-  return now.us > 0 ? in_flight_integral_ / seconds(now) : current_in_flight();
+  return now.us > 0 ? in_flight_integral_ / seconds(now) : in_flight_at(now);
 }
 
-void Keeper::set_degradation(sim::Time now, double capacity_factor, double extra_ops_per_s) {
+void Keeper::set_degradation(sim::Time now, double capacity_factor, const ExtraClient& extra) {
   advance(now);
+  flush_samples();
   capacity_factor_ = capacity_factor;
-  extra_ops_per_s_ = extra_ops_per_s;
-  refresh();
-  peak_in_flight_ = std::max(peak_in_flight_, current_in_flight());
+  extra_ = extra;
+  solve();
+  // The requests of a client that left are served before its threads stop:
+  // at most its threads' worth, then the new loop's.
+  fluid_ = std::min(fluid_, static_cast<double>(loop_.threads()));
+  peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now));
 }
 
 void Keeper::set_unavailable(sim::Time now, sim::Time until) {
   advance(now);
   unavailable_until_ = std::max(unavailable_until_, until);
-  now_unavailable_ = !available(now);
+  if (!available(now)) fluid_ = 0;
 }
 
 }  // namespace pipesim::keeper

@@ -1,36 +1,42 @@
-// ClickHouse Keeper's leader as a queueing server (SPEC §4.6, model).
+// ClickHouse Keeper's leader and the ClickHouse threads that use it (SPEC
+// §4.6): a closed loop, models/keeper/closed_loop.h.
 //
-// Requests arrive from other work (background, a steady rate) and from this
-// pipeline: inserts (block allocation and commit), replication (other
-// replicas pulling the log and fetching parts), the sink's KeeperMap state
-// queries (exactlyOnce) and the replicas' cleanup threads. The leader serves
-// them one at a time: an M/G/1 queue with mean service time 1/capacity and
-// the service-time variability `service_time_cv`.
-//  - While arrivals stay below capacity, a request's time in Keeper is the
-//    healthy round trip (network + fsync) + its service + a queueing delay
-//    drawn per request: none with probability 1 - rho, else exponential with
-//    the Pollaczek-Khinchine mean (exact for M/M/1, the usual approximation
-//    otherwise).
-//  - When arrivals exceed capacity (a backlog episode) the excess piles up as
-//    a fluid backlog that every later request waits behind, first come first
-//    served, and that drains at capacity - arrivals once the episode ends.
-//  - In-flight requests follow from Little's law: served rate x mean time
-//    in system, plus the backlog.
-// Our own arrival rate is measured over whole seconds, so more inserts or
-// exactlyOnce's state queries raise rho and with it latency and in-flight.
+// The background is `background_clients` threads of the servers sharing
+// this Keeper (background pools of bounded size, schedule-pool tasks,
+// fetches, merges), each waiting for its answer before it sends the next;
+// their away time is set so that, healthy, they send background_ops_per_s. A
+// keeper_backlog fault lowers the capacity and/or adds a named client of its
+// own threads (a runaway mutation, a replica re-syncing). So in-flight stays
+// below the threads' number, latency grows with the queue, and background
+// work slows down as it does.
+//  - In a steady regime a request of this pipeline sees the stationary number
+//    ahead of it (drawn from the exact distribution) and waits for their
+//    service and its own.
+//  - When the regime changes the queue moves to its new level by the
+//    mean-field equation dF/dt = (N - F) / D - mu (time constant D, the away
+//    time; a saturated leader drains at mu - N / D): the stationary draw is
+//    displaced by what is left of that transient.
+//  - Keeper's latency histogram holds every request it serves: ours one by
+//    one, the background's and our aggregate streams' as quantile strata of
+//    the regime's distribution weighted by their throughput.
+// This pipeline's own threads (an insert's requests, KeeperMap queries,
+// cleanup, fetches) are a handful among thousands: they are counted and see
+// the queue, but do not shape it (README, model limits).
 //
-// Faults: a degradation (keeper_backlog: capacity scaled down, extra load)
-// and unavailability (keeper_election: no leader; every request fails at once
-// with a connection loss until the new leader is elected).
+// Faults: a degradation (keeper_backlog) and unavailability (keeper_election:
+// no leader; every request fails at once with a connection loss, and the old
+// leader's queue is dropped, until the new leader is elected).
 //
-// Cost: O(1) per request (one uniform, and a log with probability rho); no
-// events of its own.
+// Cost: O(1) per request (a binary search and a few uniforms); O(N) per
+// regime change; no events of its own.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "models/keeper/closed_loop.h"
 #include "models/keeper/keeper_options.h"
 #include "sim/engine/histogram.h"
 #include "sim/engine/random.h"
@@ -52,38 +58,45 @@ struct KeeperAnswer {
   bool operation_timeout = false;
 };
 
+// A fault's extra client: `threads` threads that each send a request `think`
+// after the answer to the previous one (0: at once, a runaway loop).
+struct ExtraClient {
+  std::string name;
+  std::int64_t threads = 0;
+  sim::Time think{};
+};
+
 class Keeper {
  public:
   Keeper(const KeeperOptions& options, std::uint64_t seed);
 
-  // `requests` sent one after another at `now` (each waits for the previous
-  // answer). Fails at once while there is no leader; fails after
-  // operation_timeout_ms when a request would wait longer than that.
+  // `requests` sent one after another from `now` (each waits for the
+  // previous answer). Fails at once while there is no leader; fails after
+  // operation_timeout_ms when a request is not answered by then.
   KeeperAnswer request(sim::Time now, int requests, KeeperClient client);
-  // Requests whose answer times the model does not follow (replication):
-  // they only load the leader.
+  // Requests whose answer times the model does not follow (replication,
+  // cleanup): counted.
   void add_load(sim::Time now, std::int64_t requests, KeeperClient client);
-  // Requests that one client thread sends one after another from now on (a
-  // cleanup thread's removals): they load the leader at one per expected
-  // request time until they are all served, not all at once.
-  void add_sequential_load(sim::Time now, std::int64_t requests, KeeperClient client);
+  void add_sequential_load(sim::Time now, std::int64_t requests, KeeperClient client) {
+    add_load(now, requests, client);
+  }
   // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
-  // advanced in aggregate); `sampled`: they are in the latency histogram.
+  // advanced in aggregate): counted, and in the latency histogram.
   // Returns its handle; set_stream() changes its rate (0 stops it).
   int add_stream(sim::Time now, KeeperClient client, bool sampled);
   void set_stream(int stream, sim::Time now, double ops_per_s);
   // The mean time of one request now (no draw).
   [[nodiscard]] sim::Time expected_request_time(sim::Time now);
-  // The mean wait before a request is served now (backlog + queueing).
+  // The mean wait before a request is served now.
   [[nodiscard]] sim::Time expected_wait(sim::Time now);
 
   [[nodiscard]] bool available(sim::Time now) const { return now >= unavailable_until_; }
-  // A leader, full capacity, no extra load, no backlog left over.
+  // A leader, full capacity, no extra client, no transient left.
   [[nodiscard]] bool healthy(sim::Time now);
   [[nodiscard]] sim::Time unavailable_until() const { return unavailable_until_; }
 
-  // keeper_backlog: capacity scaled by `factor`, plus extra load.
-  void set_degradation(sim::Time now, double capacity_factor, double extra_ops_per_s);
+  // keeper_backlog: capacity scaled by `factor`, plus an extra client.
+  void set_degradation(sim::Time now, double capacity_factor, const ExtraClient& extra);
   // keeper_election: no leader from now until `until`.
   void set_unavailable(sim::Time now, sim::Time until);
 
@@ -93,68 +106,67 @@ class Keeper {
   [[nodiscard]] std::int64_t ops(KeeperClient client) const {
     return ops_by_client_[static_cast<std::size_t>(client)];
   }
+  // Requests of the background and extra clients served since time 0.
+  [[nodiscard]] double background_ops(sim::Time now);
   [[nodiscard]] std::int64_t failed_requests() const { return failed_requests_; }
   [[nodiscard]] double peak_in_flight() const { return peak_in_flight_; }
   // Time-weighted mean of the in-flight requests since time 0.
   [[nodiscard]] double mean_in_flight(sim::Time now);
-  // Peak of arrivals / capacity over whole seconds (above 1: a backlog grows).
+  // Peak of the load the clients offer over capacity (above 1: the leader
+  // saturates and the queue holds most threads).
   [[nodiscard]] double peak_utilisation() const { return peak_utilisation_; }
   [[nodiscard]] double in_flight(sim::Time now);
-  // Time in Keeper of every request of request(), in microseconds.
+  // The clients' total concurrency now (the bound on in-flight requests).
+  [[nodiscard]] std::int64_t client_threads() const { return loop_.threads(); }
+  // Time in Keeper of every request it served, in microseconds; call
+  // mean_in_flight(now) first to bring in the strata up to now.
   [[nodiscard]] const sim::Histogram& latency_histogram() const { return latency_us_; }
 
  private:
-  // The steady-state figures for the current arrival rate and capacity;
-  // recomputed whenever either changes (not per request).
-  struct Steady {
-    double lambda = 0;      // arrivals per second
-    double mu = 1;          // capacity per second
-    double rho = 0;         // lambda / mu, capped below 1
-    double service_s = 0;   // E[S]
-    double queueing_s = 0;  // Pollaczek-Khinchine E[Wq]
-    double time_s = 0;      // round trip + E[S] + E[Wq]
-    double served = 0;      // min(lambda, mu)
-  };
   struct Stream {
     double rate = 0;  // requests per second
-    sim::Time until = sim::Time::max();
     KeeperClient client = KeeperClient::INSERTS;
-    bool sampled = false;
   };
-  void refresh();
+  void solve();
   void advance(sim::Time now);
-  // Integrates [last_, to) at the current state (no window closes inside).
-  void integrate(sim::Time to);
-  void close_window();
-  [[nodiscard]] bool streaming() const;
+  // The mean-field number at the leader at `at` >= last_ (no regime change between).
+  [[nodiscard]] double fluid_at(sim::Time at) const;
+  // Its integral over [last_, to).
+  [[nodiscard]] double fluid_integral(sim::Time to) const;
+  [[nodiscard]] double shift_at(sim::Time at) const { return fluid_at(at) - loop_.fluid_limit(); }
+  [[nodiscard]] double in_flight_at(sim::Time at) const;
+  // The share of an away thread's time spent on the round trip.
+  [[nodiscard]] double round_trip_share() const;
+  // Sum of the service times of `requests` requests.
+  double service_time_s(std::int64_t requests);
   void flush_samples();
   void count(std::int64_t requests, KeeperClient client);
-  [[nodiscard]] double current_in_flight() const;
 
   KeeperOptions options_;
   sim::RandomStream queue_stream_;
   double capacity_;
   double capacity_factor_ = 1.0;
-  double extra_ops_per_s_ = 0.0;
-  double backlog_ = 0.0;  // requests waiting beyond the steady-state queue
+  ExtraClient extra_;
+  ClientClass background_;
+  ClosedLoop loop_;
+  double fluid_ = 0;  // mean-field number at the leader as of last_
   sim::Time last_{};
   sim::Time unavailable_until_{};
-  bool now_unavailable_ = false;  // as of last_
-  // Our own request rate, measured over whole seconds.
-  sim::Time window_start_{};
-  double window_ops_ = 0.0;
-  double own_rate_ = 0.0;
   std::int64_t ops_ = 0;
   std::array<std::int64_t, static_cast<std::size_t>(KeeperClient::COUNT)> ops_by_client_{};
   std::array<double, static_cast<std::size_t>(KeeperClient::COUNT)> stream_carry_{};
   std::vector<Stream> streams_;
-  double sampled_pending_ = 0;  // streamed requests not yet in the histogram
+  double background_ops_ = 0;
   std::int64_t failed_requests_ = 0;
   double peak_in_flight_ = 0.0;
   double in_flight_integral_ = 0.0;  // request-seconds
   double peak_utilisation_ = 0.0;
+  // Served requests not yet in the histogram, with the transient's mean
+  // displacement over their span.
+  double pending_served_ = 0;
+  double pending_shift_integral_ = 0;
+  double pending_span_s_ = 0;
   sim::Histogram latency_us_;
-  Steady steady_;
 };
 
 }  // namespace pipesim::keeper

@@ -1,4 +1,4 @@
-// ClickHouse Keeper as a queueing server (SPEC §4.6). `session_timeout_ms`
+// ClickHouse Keeper as the server of a closed loop of ClickHouse threads (SPEC §4.6). `session_timeout_ms`
 // and `operation_timeout_ms` are the real <zookeeper> client settings of a
 // ClickHouse server; the rest are model parameters.
 #pragma once
@@ -16,13 +16,23 @@ struct KeeperOptions {
   sim::Time latency = sim::Time::millis(1);
   // Requests per second the leader can serve (1 / mean service time).
   std::int64_t capacity_ops_per_s = 40000;
-  // Coefficient of variation of the service time: 1 is exponential (M/M/1),
-  // 0 deterministic; the queueing delay follows Pollaczek-Khinchine.
+  // Coefficient of variation of the service time: 1 is exponential (the
+  // closed loop's product form is exact), 0 deterministic; the number ahead
+  // of a request comes from the exponential model either way.
   double service_time_cv = 1.0;
-  // Load from everything but this pipeline's tables (merges, other tables,
-  // other clusters): 10,000 requests/s at ~1 ms keep ~10 requests in flight
-  // (Little's law), the 5-15 production sees.
+  // Load from everything but this pipeline's inserts (merges, fetches,
+  // schedule-pool tasks of every table): sent by background_clients threads
+  // that each wait for an answer before the next request. Healthy, they send
+  // 10,000 requests/s at ~1 ms: ~10 requests in flight (Little's law), the
+  // 5-15 production sees.
   std::int64_t background_ops_per_s = 10000;
+  // The threads behind it: 3 servers (the table's replicas) x 576, the pools
+  // of a ClickHouse 25.3 server whose tasks talk to Keeper
+  // (ServerSettings.cpp: background_schedule_pool_size 512,
+  // background_fetches_pool_size 16, background_pool_size 16 x
+  // background_merges_mutations_concurrency_ratio 2, background_common_pool_size 8,
+  // background_move_pool_size 8). In-flight requests can never exceed them.
+  std::int64_t background_clients = 1728;
   // ClickHouse's Keeper client: a session that cannot reach Keeper for this
   // long expires (tables go read-only); a request unanswered for
   // operation_timeout_ms fails and finalizes the session.
@@ -39,7 +49,9 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KeeperOpt
   v.real("service_time_cv", o.service_time_cv, 0.0, 10.0,
          "model: coefficient of variation of the service time (1: exponential, 0: constant)");
   v.integer("background_ops_per_s", o.background_ops_per_s, 0, 100000000,
-            "model: requests per second from other work");
+            "model: requests per second from other work when Keeper is healthy");
+  v.integer("background_clients", o.background_clients, 0, 1000000,
+            "model: ClickHouse threads behind the background load, each waiting for its answer");
   v.millis("session_timeout_ms", o.session_timeout, 1, 3600000,
            "ClickHouse's Keeper session timeout: unreachable this long, the session expires");
   v.millis("operation_timeout_ms", o.operation_timeout, 1, 3600000,

@@ -1,5 +1,7 @@
 #include "models/pipeline/config.h"
 
+#include "models/keeper/closed_loop.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -7,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/keeper/closed_loop.h"
 #include "models/sink/jdbc_properties.h"
 #include "sim/config/duration.h"
 #include "sim/engine/random.h"
@@ -149,9 +152,23 @@ sim::FaultSpec read_fault(const json& f, const std::string& path) {
     double factor = 0.25;
     r.real("capacity_factor", factor, 0.0001, 1, "");
     keep("capacity_factor", factor);
-    std::int64_t extra = 0;
-    r.integer("extra_ops_per_s", extra, 0, 100000000, "");
-    keep("extra_ops_per_s", extra);
+    // Extra load is a named client of its own threads (a runaway mutation, a
+    // replica re-syncing), each waiting for its answer: Keeper is closed-loop.
+    if (f.contains("extra_ops_per_s")) {
+      sim::throw_config_error(path + ".extra_ops_per_s",
+                              "an open-loop rate is not how Keeper is loaded: give the extra client's "
+                              "threads (\"extra_clients\") and the pause between their requests "
+                              "(\"extra_client_think\", e.g. \"0ms\")");
+    }
+    std::int64_t threads = 0;
+    r.integer("extra_clients", threads, 0, 1000000, "");
+    keep("extra_clients", threads);
+    Time think{0};
+    r.duration("extra_client_think", think, Time{0}, Time::hours(1), "");
+    keep("extra_client_think", sim::format_duration(think));
+    std::string name = "extra";
+    r.text("extra_client", name, "");
+    keep("extra_client", name);
   } else if (spec.kind == "keeper_election") {
     double applied = 0.5;
     r.real("commit_applied", applied, 0, 1, "");
@@ -276,6 +293,29 @@ void check_consistency(const Config& c, bool lint) {
                             "expected at most kafka.replication.factor (" +
                                 std::to_string(c.kafka.replication_factor) + "), found " +
                                 std::to_string(c.kafka.min_insync_replicas));
+  }
+  // The background threads must be able to send their healthy rate to a
+  // healthy leader: fewer than capacity, and enough threads that each, never
+  // pausing, would send it (Keeper: the closed loop's away time >= round trip).
+  const auto& k = c.keeper;
+  if (k.background_ops_per_s > 0 && k.background_clients > 0) {
+    if (k.background_ops_per_s >= k.capacity_ops_per_s) {
+      sim::throw_config_error("keeper.background_ops_per_s",
+                              "expected less than keeper.capacity_ops_per_s (" +
+                                  std::to_string(k.capacity_ops_per_s) + "), found " +
+                                  std::to_string(k.background_ops_per_s));
+    }
+    const double mu = static_cast<double>(k.capacity_ops_per_s);
+    const double most = keeper::ClosedLoop::throughput_of(mu, k.background_clients,
+                                                          static_cast<double>(k.latency.us) / 1e6);
+    if (most < static_cast<double>(k.background_ops_per_s)) {
+      sim::throw_config_error("keeper.background_clients",
+                              std::to_string(k.background_clients) + " threads with a " +
+                                  sim::format_duration(k.latency) + " round trip send at most " +
+                                  std::to_string(static_cast<std::int64_t>(most)) +
+                                  " requests/s, fewer than keeper.background_ops_per_s (" +
+                                  std::to_string(k.background_ops_per_s) + "): give more threads");
+    }
   }
   if (c.clickhouse.insert_quorum > c.clickhouse.replicas) {
     sim::throw_config_error("clickhouse.insert_quorum",

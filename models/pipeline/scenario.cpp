@@ -265,9 +265,12 @@ class Run final : public sim::Component, public broker::ClusterListener {
       table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0),
                    f.target.empty() ? -1 : target_index(f.target));
     } else if (k == "keeper_backlog") {
-      keeper_.set_degradation(
-          sim_.now(), spec.params.value("capacity_factor", 0.25),
-          static_cast<double>(spec.params.value("extra_ops_per_s", std::int64_t{0})));
+      // A drop of capacity and/or a named client of its own threads.
+      keeper::ExtraClient extra{spec.params.value("extra_client", std::string("extra")),
+                                spec.params.value("extra_clients", std::int64_t{0}), sim::Time{0}};
+      if (spec.params.contains("extra_client_think"))
+        extra.think = sim::parse_duration(spec.params["extra_client_think"].get<std::string>()).value_or(sim::Time{0});
+      keeper_.set_degradation(sim_.now(), spec.params.value("capacity_factor", 0.25), extra);
     } else if (k == "keeper_election") {
       // No leader for the window (Raft election timeout 1-2 s by default).
       const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(2);
@@ -303,7 +306,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
   }
 
   void end_fault(const sim::FaultSpec& spec) {
-    if (spec.kind == "keeper_backlog") keeper_.set_degradation(sim_.now(), 1.0, 0.0);
+    if (spec.kind == "keeper_backlog") keeper_.set_degradation(sim_.now(), 1.0, keeper::ExtraClient{});
     if (spec.kind == "response_loss") {
       response_losses_.erase(response_losses_.find(response_loss_of(spec)));
       producer_.run_sender();
