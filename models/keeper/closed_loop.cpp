@@ -7,57 +7,61 @@ namespace pipesim::keeper {
 
 namespace {
 
-// P_M(n), n = 0..M, for M clients with 1 / (mu D) = exp(log_r), scaled to sum
-// to 1 (computed in logs: M! / (M - n)! overflows a double past n ~ 170).
-std::vector<double> distribution(std::int64_t m, double log_r) {
-  std::vector<double> p(static_cast<std::size_t>(m + 1));
+// P_M(n) for M clients with 1 / (mu D) = exp(log_r), on the window of n
+// around its mode where the weight is above e^-40 of the mode's (the rest is
+// below 1e-17 together): O(sqrt M) wide when saturated, O(1 / (1 - rho))
+// when not, so a solve is cheap even for a million threads. Computed in logs
+// (M! / (M - n)! overflows a double past n ~ 170).
+struct Window {
+  std::int64_t first = 0;
+  std::vector<double> p;  // P_M(first + i), summing to 1
+};
+
+Window distribution(std::int64_t m, double log_r) {
+  constexpr double kCut = 40.0;
+  // The weights rise while (m - n + 1) r > 1: the mode is the last such n.
+  const double rise_until = static_cast<double>(m) + 1.0 - std::exp(-log_r);
+  const auto mode = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::floor(rise_until)), 0, m);
+  std::vector<double> up;    // log w(n) - log w(mode), n = mode + 1, ...
+  std::vector<double> down;  // n = mode - 1, mode - 2, ...
   double lw = 0;
-  double top = 0;
-  p[0] = 0;
-  for (std::int64_t n = 1; n <= m; ++n) {
+  for (std::int64_t n = mode + 1; n <= m; ++n) {
     lw += std::log(static_cast<double>(m - n + 1)) + log_r;
-    p[static_cast<std::size_t>(n)] = lw;
-    top = std::max(top, lw);
+    if (lw < -kCut) break;
+    up.push_back(lw);
   }
+  lw = 0;
+  for (std::int64_t n = mode; n >= 1; --n) {
+    lw -= std::log(static_cast<double>(m - n + 1)) + log_r;  // log w(n - 1)
+    if (lw < -kCut) break;
+    down.push_back(lw);
+  }
+  Window w;
+  w.first = mode - static_cast<std::int64_t>(down.size());
+  w.p.reserve(down.size() + 1 + up.size());
+  for (auto it = down.rbegin(); it != down.rend(); ++it) w.p.push_back(std::exp(*it));
+  w.p.push_back(1.0);
+  for (double x : up) w.p.push_back(std::exp(x));
   double sum = 0;
-  for (double& x : p) {
-    x = std::exp(x - top);
-    sum += x;
-  }
-  for (double& x : p) x /= sum;
-  return p;
+  for (double x : w.p) sum += x;
+  for (double& x : w.p) x /= sum;
+  return w;
 }
 
-double mean_of(const std::vector<double>& p) {
+double mean_of(const Window& w) {
   double m = 0;
-  for (std::size_t n = 0; n < p.size(); ++n) m += static_cast<double>(n) * p[n];
+  for (std::size_t i = 0; i < w.p.size(); ++i) m += static_cast<double>(w.first + static_cast<std::int64_t>(i)) * w.p[i];
   return m;
 }
 
-// P_M(0) without keeping the vector (the bisection's inner loop): two passes,
-// the first for the largest log weight.
-double idle_probability(std::int64_t m, double log_r) {
-  double lw = 0;
-  double top = 0;
-  for (std::int64_t n = 1; n <= m; ++n) {
-    lw += std::log(static_cast<double>(m - n + 1)) + log_r;
-    top = std::max(top, lw);
-  }
-  double sum = std::exp(-top);
-  lw = 0;
-  for (std::int64_t n = 1; n <= m; ++n) {
-    lw += std::log(static_cast<double>(m - n + 1)) + log_r;
-    sum += std::exp(lw - top);
-  }
-  return std::exp(-top) / sum;
-}
+double idle_probability(const Window& w) { return w.first == 0 ? w.p[0] : 0.0; }
 
 }  // namespace
 
 double ClosedLoop::throughput_of(double mu, std::int64_t threads, double away_s) {
   if (threads <= 0) return 0;
   if (away_s <= 0) return mu;
-  return mu * (1.0 - idle_probability(threads, -std::log(mu * away_s)));
+  return mu * (1.0 - idle_probability(distribution(threads, -std::log(mu * away_s))));
 }
 
 double ClosedLoop::away_for_throughput(double mu, std::int64_t threads, double throughput) {
@@ -74,10 +78,10 @@ double ClosedLoop::away_for_throughput(double mu, std::int64_t threads, double t
   return std::sqrt(lo * hi);
 }
 
-void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes) {
+void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, double open_rate) {
   mu_ = mu;
   threads_ = 0;
-  offered_ = 0;
+  offered_ = open_rate;
   for (const auto& c : classes) {
     if (c.threads <= 0) continue;
     threads_ += c.threads;
@@ -97,7 +101,7 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes) {
   // classes more weight, a longer away time, a shorter queue), so the fixed
   // point is unique: bisection between one service time and N of them.
   const auto folded_away = [&](double r_s) {
-    double x = 0;
+    double x = open_rate;
     for (const auto& c : classes) {
       if (c.threads > 0) x += static_cast<double>(c.threads) / (c.away_s + r_s);
     }
@@ -110,22 +114,22 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes) {
   double lo = 1.0 / mu;
   double hi = static_cast<double>(threads_) / mu;
   const auto busy = std::count_if(classes.begin(), classes.end(), [](const ClientClass& c) { return c.threads > 0; });
-  if (busy > 1 && hi > lo) {
+  if ((busy > 1 || open_rate > 0) && hi > lo) {
     for (int it = 0; it < 100 && hi / lo > 1 + 1e-12; ++it) {
       const double mid = std::sqrt(lo * hi);
       (folded_r(mid) > mid ? lo : hi) = mid;
     }
   }
   away_s_ = folded_away(std::sqrt(lo * hi));
-  std::vector<double> p;
   // A request of this pipeline comes from a thread outside the N: it sees all of them.
-  p = distribution(threads_, -std::log(mu * away_s_));
-  throughput_ = mu * (1.0 - p[0]);
-  mean_at_leader_ = mean_seen_ = mean_of(p);
-  seen_cdf_.resize(p.size());
+  const Window w = distribution(threads_, -std::log(mu * away_s_));
+  throughput_ = mu * (1.0 - idle_probability(w));
+  mean_at_leader_ = mean_seen_ = mean_of(w);
+  seen_first_ = w.first;
+  seen_cdf_.resize(w.p.size());
   double acc = 0;
-  for (std::size_t n = 0; n < p.size(); ++n) {
-    acc += p[n];
+  for (std::size_t n = 0; n < w.p.size(); ++n) {
+    acc += w.p[n];
     seen_cdf_[n] = acc;
   }
 }
@@ -133,7 +137,8 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes) {
 std::int64_t ClosedLoop::ahead(double u) const {
   const double target = u * seen_cdf_.back();
   const auto it = std::upper_bound(seen_cdf_.begin(), seen_cdf_.end(), target);
-  return std::min<std::int64_t>(it - seen_cdf_.begin(), static_cast<std::int64_t>(seen_cdf_.size()) - 1);
+  return seen_first_ +
+         std::min<std::int64_t>(it - seen_cdf_.begin(), static_cast<std::int64_t>(seen_cdf_.size()) - 1);
 }
 
 double ClosedLoop::fluid_limit() const {

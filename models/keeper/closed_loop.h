@@ -19,8 +19,9 @@
 // a few iterations (exact for one class; for several it is the usual
 // aggregation, stated in the README).
 //
-// Cost: O(N) per solve (a regime change: a fault starts or ends); a draw is a
-// binary search.
+// Cost: per solve (a regime change) a bisection over distributions kept on
+// the window around their mode (O(sqrt N) or O(1 / (1 - rho)) wide); a draw
+// is a binary search.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +36,10 @@ struct ClientClass {
 
 class ClosedLoop {
  public:
-  // The stationary state of `classes` at service rate `mu` (requests/s).
-  void solve(double mu, const std::vector<ClientClass>& classes);
+  // The stationary state of `classes` at service rate `mu` (requests/s),
+  // plus `open_rate` requests/s from senders outside the threads (folded in
+  // as more throughput of the same threads: the in-flight bound stays N).
+  void solve(double mu, const std::vector<ClientClass>& classes, double open_rate = 0);
 
   // The away time D that makes `threads` clients send `throughput` requests/s
   // to a server of rate mu (bisection on the exact throughput). REQUIRES:
@@ -69,7 +72,8 @@ class ClosedLoop {
   double throughput_ = 0;
   double mean_at_leader_ = 0;
   double mean_seen_ = 0;
-  std::vector<double> seen_cdf_;  // P_{N-1}(n <= k)
+  std::int64_t seen_first_ = 0;   // the window of n the distribution keeps
+  std::vector<double> seen_cdf_;  // P_N(n <= seen_first_ + k)
 };
 
 }  // namespace pipesim::keeper

@@ -61,7 +61,10 @@ Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
 void Keeper::solve() {
   std::vector<ClientClass> classes{background_};
   if (extra_.threads > 0) classes.push_back(ClientClass{extra_.threads, seconds(extra_.think + options_.latency)});
-  loop_.solve(capacity_ * capacity_factor_, classes);
+  // This pipeline's aggregate streams: a rate the leader serves besides the threads'.
+  double own = 0;
+  for (const auto& st : streams_) own += st.rate;
+  loop_.solve(capacity_ * capacity_factor_, classes, own);
   peak_utilisation_ = std::max(peak_utilisation_, loop_.offered_load());
 }
 
@@ -113,8 +116,8 @@ void Keeper::advance(sim::Time now) {
       const double at_leader = std::max(0.0, loop_.mean_at_leader() * dt + shift_integral);
       const double share = round_trip_share();
       in_flight_integral_ += at_leader * (1 - share) + static_cast<double>(loop_.threads()) * share * dt;
-      background_ops_ += loop_.throughput() * dt;
-      pending_served_ += loop_.throughput() * dt + streamed;
+      background_ops_ += std::max(0.0, loop_.throughput() * dt - streamed);
+      pending_served_ += loop_.throughput() * dt;
       pending_shift_integral_ += shift_integral;
       pending_span_s_ += dt;
       fluid_ = fluid_at(to);
@@ -179,7 +182,11 @@ int Keeper::add_stream(sim::Time now, KeeperClient client, bool /*sampled*/) {
 
 void Keeper::set_stream(int stream, sim::Time now, double ops_per_s) {
   advance(now);
-  streams_[static_cast<std::size_t>(stream)].rate = ops_per_s;
+  auto& st = streams_[static_cast<std::size_t>(stream)];
+  if (st.rate == ops_per_s) return;
+  flush_samples();
+  st.rate = ops_per_s;
+  solve();
 }
 
 void Keeper::count(std::int64_t requests, KeeperClient client) {

@@ -19,9 +19,12 @@
 //  - Keeper's latency histogram holds every request it serves: ours one by
 //    one, the background's and our aggregate streams' as quantile strata of
 //    the regime's distribution weighted by their throughput.
-// This pipeline's own threads (an insert's requests, KeeperMap queries,
-// cleanup, fetches) are a handful among thousands: they are counted and see
-// the queue, but do not shape it (README, model limits).
+// This pipeline's own load shapes the queue as the rate of its aggregate
+// streams (a healthy stretch advanced in aggregate: inserts, fetches,
+// KeeperMap queries), folded in as more throughput of the threads. In an
+// explicit stretch (a fault, a recovery) its requests are a handful of
+// threads (tasks, fetch pools, cleanup) among the background's thousands:
+// they see the queue but are not added to it (README, model limits).
 //
 // Faults: a degradation (keeper_backlog) and unavailability (keeper_election:
 // no leader; every request fails at once with a connection loss, and the old
@@ -81,7 +84,7 @@ class Keeper {
     add_load(now, requests, client);
   }
   // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
-  // advanced in aggregate): counted, and in the latency histogram.
+  // advanced in aggregate): counted, served with the threads' (a new regime).
   // Returns its handle; set_stream() changes its rate (0 stops it).
   int add_stream(sim::Time now, KeeperClient client, bool sampled);
   void set_stream(int stream, sim::Time now, double ops_per_s);
