@@ -41,6 +41,42 @@ TEST(ClosedLoop, TwoClientsMatchMeanValueAnalysis) {
   EXPECT_NEAR(split.mean_at_leader(), 1.2, 1e-9);
 }
 
+// Exact mean value analysis (Reiser-Lavenberg) of one class of n threads
+// away d each, one FCFS exponential server of rate mu: an algorithm
+// independent of the product-form distribution ClosedLoop sums. The rows are
+// VALIDATION.md's "Keeper under load" table (tools/keeper_mva.py).
+struct Mva {
+  double throughput = 0;
+  double at_leader = 0;
+};
+Mva mva(std::int64_t n, double d, double mu) {
+  double q = 0;
+  Mva out;
+  for (std::int64_t k = 1; k <= n; ++k) {
+    const double r = (1 + q) / mu;
+    out.throughput = static_cast<double>(k) / (d + r);
+    q = out.throughput * r;
+  }
+  out.at_leader = q;
+  return out;
+}
+
+TEST(ClosedLoop, AgreesWithMeanValueAnalysisUnderLoad) {
+  struct Row {
+    std::int64_t n;
+    double d, mu;
+  };
+  for (const Row& row : {Row{1728, 0.172767, 40000}, Row{1728, 0.172767, 10000}, Row{1728, 0.172767, 2000},
+                         Row{1728, 0.172767, 120}, Row{1000, 1.998004, 50}, Row{16, 0.01, 1000}}) {
+    ClosedLoop loop;
+    loop.solve(row.mu, {ClientClass{row.n, row.d}});
+    const Mva want = mva(row.n, row.d, row.mu);
+    EXPECT_NEAR(loop.throughput(), want.throughput, 1e-9 * want.throughput) << row.n << " " << row.mu;
+    EXPECT_NEAR(loop.mean_at_leader(), want.at_leader, 1e-6 * std::max(1.0, want.at_leader))
+        << row.n << " " << row.mu;
+  }
+}
+
 TEST(Keeper, TheBaselineKeepsTenRequestsInFlight) {
   // 10000/s on their way for 1 ms: 10 (Little's law); at the leader, with
   // utilisation 10000 / 40000 = 0.25 and 1728 threads, the open M/M/1 figure
