@@ -13,6 +13,12 @@ import sys
 
 # What each lab shows, in words (SPEC §4). Labs not listed are shown by name.
 BEHAVIOUR = {
+    "keeper_backlog_insert_timeout": "a Keeper backlog (5% capacity, 1,000 waiting threads) holds a request past "
+                                     "operation_timeout_ms: the session is finalized, the replica read-only, the "
+                                     "insert's commit retries outlive the client's timeout and commit after the "
+                                     "redelivery (window 0: written twice)",
+    "keeper_backlog_insert_timeout_deduplicated": "the same with the default window: the late first delivery is a "
+                                                  "dedup hit nobody hears",
     "crash_replay_at_least_once": "exactlyOnce off: a kill -9 re-inserts everything put since the last commit "
                                   "(3050 = 9050 inserted - 6000 committed)",
     "crash_exactly_once_mismatch": "exactlyOnce on: the replay starts before the stored AFTER_PROCESSING range: "
