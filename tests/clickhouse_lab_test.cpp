@@ -195,6 +195,23 @@ TEST(KeeperLab, ABacklogTimeoutsRedeliveryIsAHitWithTheDefaultWindow) {
   EXPECT_EQ(m["duplicate_rows"], 0);
 }
 
+TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
+  // configs/scenarios/keeper_backlog_half_hour.json: the production baseline
+  // with Keeper at 5% of its capacity (2,000/s) from 12 h for 30 minutes.
+  // The 1,728 background threads, away D = 0.172767 s (ClosedLoop.
+  // AgreesWithMeanValueAnalysisUnderLoad), fill the queue to N - mu D =
+  // 1382.5, plus 2,000/s x 1 ms on the way: 1384.5 in flight, 0.69 s a
+  // request (the open-loop model said 14.4 million). This pipeline's threads
+  // add a handful in the explicit stretch. Its inserts (2 requests) take
+  // ~1.4 s, far from the 30 s socket timeout: nothing is redelivered.
+  const Lab m(lab_json("../scenarios/keeper_backlog_half_hour.json"));
+  EXPECT_NEAR(m["keeper_peak_in_flight"], 1384.5, 10);
+  EXPECT_LE(m["keeper_peak_in_flight"], 1728);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(m["faults_fired.keeper_backlog"], 1);
+}
+
 TEST(KeeperLab, ExactlyOnceAddsOneReadAndTwoWritesOfTwoRequestsPerBatch) {
   // 30 batches, no faults. exactlyOnce: batch 0 is NONE (write BEFORE,
   // insert, write AFTER), batches 1..29 AFTER_PROCESSING NEW (the same two

@@ -14,10 +14,12 @@ namespace pipesim::pipeline {
 //       (run.duration + run.drain); keeper ops are this pipeline's requests
 //       that reached a Keeper leader (background load excluded),
 //   keeper_ops_by_source.{inserts,replication,keeper_map,cleanup}  requests,
-//   keeper_mean_in_flight      time-weighted mean of requests in Keeper (all load),
-//   keeper_utilisation_peak    peak arrivals / capacity over whole seconds,
-//   keeper_latency_p50_ms, keeper_latency_p99_ms  time in Keeper of the
-//       inserts' and KeeperMap queries' requests,
+//   keeper_mean_in_flight      time-weighted mean of requests in Keeper (all load;
+//       never more than the threads of its closed loop),
+//   keeper_utilisation_peak    peak of the load the clients would offer if
+//       answered at once, over capacity (above 1: the queue holds most threads),
+//   keeper_latency_p50_ms, keeper_latency_p99_ms  time in Keeper of every
+//       request it served (this pipeline's and the background threads'),
 //   insert_latency_p50_ms, insert_latency_p99_ms  server answer time of
 //       inserts (arrival at the replica to answer),
 //   replication_lag_p99_ms     a part's commit until another replica has it,
