@@ -167,6 +167,22 @@ TEST(Keeper, ARunawayClientSaturatesTheLeaderAtFullCapacity) {
   EXPECT_GT(k.peak_utilisation(), 1.8);  // (10000 + 64000) / 40000 offered
 }
 
+TEST(Keeper, WhenTheOnlyClientLeavesNothingIsAheadAnyMore) {
+  // No background; a runaway client of 100 threads at 1/s fills the queue
+  // (99 or 100 ahead); once it is gone and its queue drained, a request
+  // waits for its own service only: 1 ms + 1 s (constant service time).
+  KeeperOptions o;
+  o.capacity_ops_per_s = 1;
+  o.background_ops_per_s = 0;
+  o.service_time_cv = 0;
+  Keeper k(o, 1);
+  k.set_degradation(Time{0}, 1.0, ExtraClient{"runaway", 100, Time{0}});
+  EXPECT_GE(k.expected_request_time(Time::seconds(10)), Time::seconds(99));
+  k.set_degradation(Time::seconds(10), 1.0, ExtraClient{});
+  const KeeperAnswer a = k.request(Time::hours(1), 1, KeeperClient::INSERTS);
+  EXPECT_EQ(a.latency, Time::millis(1) + Time::seconds(1));
+}
+
 TEST(Keeper, InFlightNeverExceedsTheThreads) {
   // Random regimes: capacity, threads, a runaway client, an election; at
   // every probe the in-flight count, its peak and its mean stay within the

@@ -92,6 +92,7 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, doubl
     away_s_ = 0;
     throughput_ = 0;
     mean_at_leader_ = mean_seen_ = 0;
+    seen_first_ = 0;
     seen_cdf_.assign(1, 1.0);
     return;
   }
