@@ -325,9 +325,9 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
 void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s) {
   const sim::Time now = sim_.now();
   if (keeper_insert_stream_ < 0) {
-    keeper_insert_stream_ = keeper_.add_stream(now, keeper::KeeperClient::INSERTS, true);
-    keeper_replication_stream_ = keeper_.add_stream(now, keeper::KeeperClient::REPLICATION, false);
-    keeper_map_stream_ = keeper_.add_stream(now, keeper::KeeperClient::KEEPER_MAP, true);
+    keeper_insert_stream_ = keeper_.add_stream(now, keeper::KeeperClient::INSERTS);
+    keeper_replication_stream_ = keeper_.add_stream(now, keeper::KeeperClient::REPLICATION);
+    keeper_map_stream_ = keeper_.add_stream(now, keeper::KeeperClient::KEEPER_MAP);
   }
   aggregate_rate_ = inserts_per_s;
   // allocateBlockNumber + the commit multi (+ checkQuorumPrecondition);
@@ -867,8 +867,8 @@ void ReplicatedTable::run_cleanup(int replica) {
     // clear getChildren(replicas), 4 reads per replica, getChildren(log), a multi.
     const auto r = static_cast<std::int64_t>(replicas_.size());
     // The thread sends them one after another, each waiting for its answer.
-    keeper_.add_sequential_load(now, 2 + rep.blocks_since_run + removed + (logs > 0 ? 3 + 4 * r : 0),
-                                keeper::KeeperClient::CLEANUP);
+    keeper_.add_load(now, 2 + rep.blocks_since_run + removed + (logs > 0 ? 3 + 4 * r : 0),
+                     keeper::KeeperClient::CLEANUP);
     // iterate(): points = (blocks / 2 + (log entries + outdated parts) / 1.3) / 3.
     // Each inserted part makes ~1.3 log entries and ~1.3 outdated parts (its
     // merges), so the log entries and outdated parts removed now, divided by

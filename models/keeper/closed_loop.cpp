@@ -91,7 +91,7 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, doubl
   if (threads_ == 0) {
     away_s_ = 0;
     throughput_ = 0;
-    mean_at_leader_ = mean_seen_ = 0;
+    mean_at_leader_ = 0;
     seen_first_ = 0;
     seen_cdf_.assign(1, 1.0);
     return;
@@ -125,7 +125,7 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, doubl
   // A request of this pipeline comes from a thread outside the N: it sees all of them.
   const Window w = distribution(threads_, -std::log(mu * away_s_));
   throughput_ = mu * (1.0 - idle_probability(w));
-  mean_at_leader_ = mean_seen_ = mean_of(w);
+  mean_at_leader_ = mean_of(w);
   seen_first_ = w.first;
   seen_cdf_.resize(w.p.size());
   double acc = 0;

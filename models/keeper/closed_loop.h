@@ -52,10 +52,10 @@ class ClosedLoop {
   [[nodiscard]] double mu() const { return mu_; }
   [[nodiscard]] double away_s() const { return away_s_; }
   [[nodiscard]] double throughput() const { return throughput_; }
-  // Time-average number at the leader (queued or in service).
+  // Time-average number at the leader (queued or in service); also the mean
+  // number ahead of a request of this pipeline, which comes from a thread
+  // outside the N and so sees the time average (arrival theorem).
   [[nodiscard]] double mean_at_leader() const { return mean_at_leader_; }
-  // Mean number ahead of an arriving request.
-  [[nodiscard]] double mean_seen() const { return mean_seen_; }
   // The number ahead of an arriving request at quantile u in [0, 1).
   [[nodiscard]] std::int64_t ahead(double u) const;
   // The mean-field limit of the number at the leader: N - mu D when the
@@ -71,7 +71,6 @@ class ClosedLoop {
   double offered_ = 0;
   double throughput_ = 0;
   double mean_at_leader_ = 0;
-  double mean_seen_ = 0;
   std::int64_t seen_first_ = 0;   // the window of n the distribution keeps
   std::vector<double> seen_cdf_;  // P_N(n <= seen_first_ + k)
 };

@@ -39,6 +39,10 @@ struct Fluid {
     return limit * t + (f0 - limit) * away_s * -std::expm1(-t / away_s);
   }
 };
+
+Fluid fluid_of(const ClosedLoop& loop) {
+  return Fluid{static_cast<double>(loop.threads()) - loop.mu() * loop.away_s(), std::max(loop.away_s(), 1e-12)};
+}
 }  // namespace
 
 Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
@@ -69,14 +73,11 @@ void Keeper::solve() {
 }
 
 double Keeper::fluid_at(sim::Time at) const {
-  return Fluid{static_cast<double>(loop_.threads()) - loop_.mu() * loop_.away_s(),
-               std::max(loop_.away_s(), 1e-12)}
-      .at(fluid_, std::max(0.0, seconds(at - last_)));
+  return fluid_of(loop_).at(fluid_, std::max(0.0, seconds(at - last_)));
 }
 
 double Keeper::fluid_integral(sim::Time to) const {
-  return Fluid{static_cast<double>(loop_.threads()) - loop_.mu() * loop_.away_s(), std::max(loop_.away_s(), 1e-12)}
-      .integral(fluid_, std::max(0.0, seconds(to - last_)));
+  return fluid_of(loop_).integral(fluid_, std::max(0.0, seconds(to - last_)));
 }
 
 double Keeper::round_trip_share() const {
@@ -174,7 +175,7 @@ bool Keeper::healthy(sim::Time now) {
   return available(now) && capacity_factor_ == 1.0 && extra_.threads == 0 && std::abs(shift_at(now)) < 0.5;
 }
 
-int Keeper::add_stream(sim::Time now, KeeperClient client, bool /*sampled*/) {
+int Keeper::add_stream(sim::Time now, KeeperClient client) {
   advance(now);
   streams_.push_back(Stream{0, client});
   return static_cast<int>(streams_.size() - 1);
@@ -238,12 +239,12 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client)
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
   advance(now);
-  return options_.latency + to_time((std::max(0.0, loop_.mean_seen() + shift_at(now)) + 1) / loop_.mu());
+  return options_.latency + to_time((std::max(0.0, loop_.mean_at_leader() + shift_at(now)) + 1) / loop_.mu());
 }
 
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
-  return to_time(std::max(0.0, loop_.mean_seen() + shift_at(now)) / loop_.mu());
+  return to_time(std::max(0.0, loop_.mean_at_leader() + shift_at(now)) / loop_.mu());
 }
 
 double Keeper::in_flight(sim::Time now) {

@@ -78,15 +78,12 @@ class Keeper {
   // operation_timeout_ms when a request is not answered by then.
   KeeperAnswer request(sim::Time now, int requests, KeeperClient client);
   // Requests whose answer times the model does not follow (replication,
-  // cleanup): counted.
+  // cleanup, a thread sending them one after another): counted.
   void add_load(sim::Time now, std::int64_t requests, KeeperClient client);
-  void add_sequential_load(sim::Time now, std::int64_t requests, KeeperClient client) {
-    add_load(now, requests, client);
-  }
   // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
   // advanced in aggregate): counted, served with the threads' (a new regime).
   // Returns its handle; set_stream() changes its rate (0 stops it).
-  int add_stream(sim::Time now, KeeperClient client, bool sampled);
+  int add_stream(sim::Time now, KeeperClient client);
   void set_stream(int stream, sim::Time now, double ops_per_s);
   // The mean time of one request now (no draw).
   [[nodiscard]] sim::Time expected_request_time(sim::Time now);

@@ -1,7 +1,5 @@
 #include "models/pipeline/config.h"
 
-#include "models/keeper/closed_loop.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
