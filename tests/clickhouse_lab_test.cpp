@@ -415,5 +415,38 @@ TEST(ClickHouseFaults, ConservationHoldsUnderEveryClickHouseAndKeeperFault) {
   EXPECT_GT(answers_not_ok, 20);  // and the sink saw their errors
 }
 
+TEST(ClickHouseLab, TooManyPartsDelaysThenRefusesWith252AndNothingIsLostOrDoubled) {
+  // One task inserts 500 records every 10 s; the only merge slot is taken
+  // by the first merge (parts 1-5) for an hour, so every committed insert
+  // adds an active part. parts_to_delay_insert 20, parts_to_throw_insert 40:
+  // insert i meets i - 1 parts, so inserts 21..40 sleep (1 s x (i - 20) / 20,
+  // at least 10 ms: 20 delayed, the 40th by 1 s) and insert 41 is refused
+  // with 252, retriable: the sink puts the same batch again, refused again
+  // until the run ends. 40 parts of 500 rows; the rest stays in Kafka.
+  const Lab m("clickhouse_too_many_parts.json");
+  EXPECT_EQ(m["active_parts_peak"], 40);
+  EXPECT_EQ(m["inserts_delayed"], 20);
+  EXPECT_EQ(m["insert_answers.ok"], 40);
+  EXPECT_GE(m["too_many_parts_errors"], 1);
+  EXPECT_EQ(m["insert_answers.too_many_parts_252"], m["too_many_parts_errors"]);
+  // Every refusal but the last (after the end) is followed by a redelivery.
+  EXPECT_EQ(m["redeliveries"], m["too_many_parts_errors"] - 1);
+  EXPECT_EQ(m["merges"], 1);
+  EXPECT_EQ(m["clickhouse_rows"], 40 * 500);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["pending_records"], m["records_produced"] - 40 * 500);
+  // With the defaults (1000 / 3000, 32 slots) the same run never comes near.
+  const Lab defaults("clickhouse_too_many_parts.json",
+                     {"clickhouse.parts_to_delay_insert=1000", "clickhouse.parts_to_throw_insert=3000",
+                      "clickhouse.background_pool_size=16",
+                      "clickhouse.background_merges_mutations_concurrency_ratio=2",
+                      "clickhouse.merge_base_time=20ms"});
+  EXPECT_EQ(defaults["inserts_delayed"], 0);
+  EXPECT_EQ(defaults["too_many_parts_errors"], 0);
+  EXPECT_LE(defaults["active_parts_peak"], 9);  // at most 4 waiting + 5 merging per generation, 1-2 generations
+  EXPECT_EQ(defaults["pending_records"], 0);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline

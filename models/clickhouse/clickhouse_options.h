@@ -63,6 +63,32 @@ struct ClickHouseOptions {
   // log_pointer), find the source replica's host, commit the fetched part
   // (multi), check its checksums: 6.
   std::int64_t keeper_requests_per_fetch = 6;
+  // Parts and merges (models/clickhouse/merge_tree_parts.h). MergeTree
+  // settings of 25.3: an insert into a partition with this many active parts
+  // is delayed, or fails with 252 TOO_MANY_PARTS.
+  std::int64_t parts_to_delay_insert = 1000;
+  std::int64_t parts_to_throw_insert = 3000;
+  std::int64_t max_delay_to_insert = 1;  // seconds
+  sim::Time min_delay_to_insert = sim::Time::millis(10);
+  std::int64_t max_parts_to_merge_at_once = 100;
+  // Server settings: merges run in background_pool_size x
+  // background_merges_mutations_concurrency_ratio slots.
+  std::int64_t background_pool_size = 16;
+  std::int64_t background_merges_mutations_concurrency_ratio = 2;
+  // Model: SimpleMergeSelector's base (a range needs this many similar parts).
+  std::int64_t merge_selector_base = 5;
+  // Model: a merge's work on one replica: a fixed cost (a new part's files,
+  // fsync), a cost per source part (open its files, read its marks) and the
+  // bytes read and written.
+  sim::Time merge_base_time = sim::Time::millis(20);
+  sim::Time merge_time_per_part = sim::Time::millis(2);
+  std::int64_t merge_bytes_per_s = 200000000;
+  // Model: Keeper requests of one replica for one merge: pull the log entry
+  // into its queue, commit the merged part (multi), remove the queue entry;
+  // the assigning replica's multi creating the log entry comes on top.
+  std::int64_t keeper_requests_per_merge = 3;
+  // Bytes of a row in a part (the workload's record_bytes; not a setting).
+  std::int64_t row_bytes = 1024;
 };
 
 template <class V, class O>
@@ -118,7 +144,32 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
              sim::Time::minutes(10), "model: a replica fetching a new part, besides Keeper");
   v.integer("keeper_requests_per_fetch", o.keeper_requests_per_fetch, 0, 1000,
             "model: Keeper requests of one replica to replicate one part");
-  v.ignored({"max_insert_block_size", "parts_to_throw_insert", "max_partitions_per_insert_block", "insert_quorum_parallel",
+  v.integer("parts_to_delay_insert", o.parts_to_delay_insert, 0, 100000000,
+            "an insert into a partition with this many active parts is delayed (0: never)");
+  v.integer("parts_to_throw_insert", o.parts_to_throw_insert, 0, 100000000,
+            "... and fails with 252 TOO_MANY_PARTS at this many (0: never)");
+  v.integer("max_delay_to_insert", o.max_delay_to_insert, 0, 86400,
+            "seconds: the delay at parts_to_throw_insert (linear from parts_to_delay_insert)");
+  v.millis("min_delay_to_insert_ms", o.min_delay_to_insert, 0, 86400000,
+           "ms: the shortest delay of a delayed insert");
+  v.integer("max_parts_to_merge_at_once", o.max_parts_to_merge_at_once, 2, 100000,
+            "most parts one merge takes");
+  v.integer("background_pool_size", o.background_pool_size, 1, 100000,
+            "server: threads for merges and fetches of parts");
+  v.integer("background_merges_mutations_concurrency_ratio",
+            o.background_merges_mutations_concurrency_ratio, 1, 1000,
+            "server: merges running at once = background_pool_size x this");
+  v.integer("merge_selector_base", o.merge_selector_base, 2, 100000,
+            "model: parts of similar size a merge needs (SimpleMergeSelector base)");
+  v.duration("merge_base_time", o.merge_base_time, sim::Time::micros(0), sim::Time::days(1),
+             "model: fixed cost of a merge");
+  v.duration("merge_time_per_part", o.merge_time_per_part, sim::Time::micros(0), sim::Time::minutes(1),
+             "model: cost of a merge per source part");
+  v.integer("merge_bytes_per_s", o.merge_bytes_per_s, 1, 1000000000000,
+            "model: bytes a merge reads and writes per second");
+  v.integer("keeper_requests_per_merge", o.keeper_requests_per_merge, 0, 1000,
+            "model: Keeper requests of one replica for one merge");
+  v.ignored({"max_insert_block_size", "max_partitions_per_insert_block", "insert_quorum_parallel",
              "old_parts_lifetime", "min_replicated_logs_to_keep", "max_replicated_logs_to_keep"});
   v.finish();
 }

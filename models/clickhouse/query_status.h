@@ -19,6 +19,7 @@ enum class QueryStatus : std::uint8_t {
   UNKNOWN_STATUS_OF_INSERT,  // 319: Keeper failed during the commit (the part stays if Keeper has
                              // it), or the quorum wait timed out (the part stays)
   KEEPER_EXCEPTION,          // 999: Keeper unreachable through all retries
+  TOO_MANY_PARTS,            // 252: the partition has parts_to_throw_insert active parts
   COUNT,
 };
 

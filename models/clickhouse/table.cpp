@@ -58,6 +58,8 @@ std::string_view to_string(QueryStatus s) {
       return "unknown_status_of_insert_319";
     case QueryStatus::KEEPER_EXCEPTION:
       return "keeper_exception_999";
+    case QueryStatus::TOO_MANY_PARTS:
+      return "too_many_parts_252";
     case QueryStatus::COUNT:
       break;
   }
@@ -98,7 +100,14 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
       // ReplicatedMergeTreeSink: a quorum of 1 means no quorum.
       quorum_(options.insert_quorum >= 2 ? options.insert_quorum : 0),
       insert_deduplicate_(options.insert_deduplicate),
-      id_(sim.add_component(this)) {
+      id_(sim.add_component(this)),
+      merge_settings_(MergeSettings{
+          options.background_pool_size * options.background_merges_mutations_concurrency_ratio,
+          options.merge_selector_base, options.max_parts_to_merge_at_once, options.merge_base_time,
+          options.merge_time_per_part, static_cast<double>(options.merge_bytes_per_s),
+          options.parts_to_delay_insert, options.parts_to_throw_insert,
+          sim::Time::seconds(options.max_delay_to_insert), options.min_delay_to_insert}),
+      parts_(merge_settings_) {
   const CleanupSettings settings{options.cleanup_delay_period, options.max_cleanup_delay_period,
                                  options.cleanup_delay_period_random_add,
                                  options.cleanup_thread_preferred_points_per_iteration};
@@ -193,6 +202,16 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
                  QueryStatus::NETWORK_ERROR);
     return;
   }
+  // ReplicatedMergeTreeSink::onStart: delayInsertOrThrowIfNeeded, before
+  // anything is written (MergeTreeParts::gate).
+  sync_parts(now);
+  const MergeTreeParts::Gate gate = parts_.gate();
+  if (gate.refuse) {
+    ++counters_.too_many_parts;
+    reply_direct(request, now + kNetworkRoundTrip, QueryStatus::TOO_MANY_PARTS);
+    return;
+  }
+  if (gate.delay > sim::Time{}) ++counters_.inserts_delayed;
   // A replica read-only for a lost Keeper session still takes the insert
   // (ClickHouse 25.3 StorageReplicatedMergeTree::write refuses only a table
   // whose metadata is not in Keeper): it writes the part, and its commit
@@ -239,8 +258,9 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
                                                               s.pieces);
     rows += more.last_offset - more.first_offset + 1;
   }
+  s.rows = rows;
   const double z = options_.insert_latency_sigma > 0 ? latency_stream_.normal() : 0.0;
-  sim::Time keeper_start = now + local_work(options_, rows, z);
+  sim::Time keeper_start = now + gate.delay + local_work(options_, rows, z);
   s.server_commits = true;
   const Replica& writer = replicas_[static_cast<std::size_t>(r)];
   const bool replica_stalled = now < writer.stall_until && writer.stall_until >= stall_until_;
@@ -303,6 +323,7 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
   counters_.parts += count;
   counters_.answers[static_cast<int>(QueryStatus::OK)] += count;
   counters_.keeper_map_queries += keeper_map_queries;
+  steady_merges_ += static_cast<double>(count) * steady_merges_per_insert_;
   if (insert_deduplicate_) window_.insert_anonymous(count, now);
   parts_since_log_clear_ += count;
   for (auto& rep : replicas_) {
@@ -322,8 +343,58 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
   maybe_wake_cleanup();
 }
 
-void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s) {
+sim::Time ReplicatedTable::merge_keeper_time() const {
+  return keeper_.expected_request_time(sim_.now()) * options_.keeper_requests_per_merge;
+}
+
+void ReplicatedTable::sync_parts(sim::Time now) {
+  // Parts are counted per day (event_day and insert_day both start a new
+  // partition at midnight for the records arriving now); "none" has one.
+  const auto partition =
+      options_.partition_by == "none" ? 0u : static_cast<std::uint32_t>(now.us / sim::Time::days(1).us);
+  if (partition != parts_partition_) {
+    parts_partition_ = partition;
+    parts_.new_partition();
+  }
+  parts_.advance(now, merge_keeper_time());
+  load_merges(now);
+}
+
+void ReplicatedTable::load_merges(sim::Time now) {
+  // The assigning replica's multi creating the log entry, then every
+  // replica's own requests for the merge.
+  const std::int64_t assigned = parts_.merges() - merges_loaded_;
+  if (assigned <= 0) return;
+  merges_loaded_ = parts_.merges();
+  keeper_.add_load(now, assigned * (1 + static_cast<std::int64_t>(replicas_.size()) * options_.keeper_requests_per_merge),
+                   keeper::KeeperClient::REPLICATION);
+}
+
+void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s,
+                                         double rows_per_insert) {
   const sim::Time now = sim_.now();
+  // The parts of a stretch of evenly spaced inserts at this rate (a declared
+  // part of the aggregate shortcut): its peak is the stretch's, and the
+  // explicit count resumes from its end state unless it already holds more.
+  steady_merges_per_insert_ = 0;
+  if (inserts_per_s > 0) {
+    sync_parts(now);
+    SteadyParts steady = steady_parts_cached(merge_settings_, inserts_per_s,
+                                      rows_per_insert * static_cast<double>(options_.row_bytes),
+                                      merge_keeper_time());
+    steady_merges_per_insert_ = steady.merges_per_insert;
+    if (parts_.active() <= steady.end_state.active()) {
+      const std::int64_t peak = parts_.peak();
+      const std::int64_t merges = parts_.merges();
+      steady.end_state.shift(steady.end_time, now);
+      parts_ = steady.end_state;
+      // Keep this run's counts: the snapshot's merges are not new ones.
+      steady_merges_ += static_cast<double>(merges - parts_.merges());
+      merges_loaded_ = parts_.merges();
+      parts_.note_peak(peak);
+    }
+    parts_.note_peak(steady.peak);
+  }
   if (keeper_insert_stream_ < 0) {
     keeper_insert_stream_ = keeper_.add_stream(now, keeper::KeeperClient::INSERTS);
     keeper_replication_stream_ = keeper_.add_stream(now, keeper::KeeperClient::REPLICATION);
@@ -335,7 +406,9 @@ void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map
   const double per_insert = 2.0 + (quorum_ > 0 ? 3.0 : 0.0);
   const double per_part =
       static_cast<double>((static_cast<std::int64_t>(replicas_.size()) - 1) * options_.keeper_requests_per_fetch) +
-      (quorum_ > 0 ? static_cast<double>(1 + 2 * (quorum_ - 1)) : 0.0);
+      (quorum_ > 0 ? static_cast<double>(1 + 2 * (quorum_ - 1)) : 0.0) +
+      steady_merges_per_insert_ *
+          static_cast<double>(1 + static_cast<std::int64_t>(replicas_.size()) * options_.keeper_requests_per_merge);
   keeper_.set_stream(keeper_insert_stream_, now, inserts_per_s * per_insert);
   keeper_.set_stream(keeper_replication_stream_, now, inserts_per_s * per_part);
   keeper_.set_stream(keeper_map_stream_, now, keeper_map_requests_per_s);
@@ -473,6 +546,9 @@ QueryStatus ReplicatedTable::apply_commit(Insert& s) {
   }
   if (insert_deduplicate_) window_.insert(s.request.block, now);
   ++counters_.parts;
+  sync_parts(now);
+  parts_.add_part(now, static_cast<double>(s.rows * options_.row_bytes), merge_keeper_time());
+  load_merges(now);
   ++parts_since_log_clear_;
   for (auto& rep : replicas_) {
     rep.blocks_since_run += window_.enabled() && insert_deduplicate_ ? 1 : 0;

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@
 #include "models/clickhouse/cleanup_schedule.h"
 #include "models/clickhouse/clickhouse_options.h"
 #include "models/clickhouse/dedup_window.h"
+#include "models/clickhouse/merge_tree_parts.h"
 #include "models/clickhouse/query_status.h"
 #include "models/keeper/keeper.h"
 #include "models/ledger/ledger.h"
@@ -106,6 +108,8 @@ struct TableCounters {
   std::int64_t block_ids_removed = 0;
   std::int64_t keeper_retries = 0;
   std::int64_t session_losses = 0;
+  std::int64_t inserts_delayed = 0;  // slept for too many parts
+  std::int64_t too_many_parts = 0;   // refused with 252
 };
 
 // Inserts advanced in aggregate (models/pipeline/sink_aggregate.h): the
@@ -136,7 +140,9 @@ class ReplicatedTable final : public sim::Component {
   void add_aggregate_inserts(std::int64_t count, const std::array<std::int64_t, 1000>& latency_us,
                              std::int64_t keeper_map_queries);
   // ... and their steady rates from now on, per second: Keeper's load.
-  void set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s);
+  // `rows_per_insert` sizes their parts.
+  void set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s,
+                          double rows_per_insert = 1.0);
   void set_aggregate_source(AggregateInserts* source) { aggregate_ = source; }
   // An insert's local work (parse, sort, write the part) for `rows` rows
   // and the lognormal load factor exp(sigma z) (z standard normal).
@@ -184,6 +190,12 @@ class ReplicatedTable final : public sim::Component {
     return replication_lag_us_;
   }
   [[nodiscard]] const DedupWindow& window() const { return window_; }
+  // Most active parts of the current partition so far, and merges assigned.
+  [[nodiscard]] std::int64_t active_parts_peak() const { return parts_.peak(); }
+  [[nodiscard]] std::int64_t active_parts() const { return parts_.active(); }
+  [[nodiscard]] std::int64_t merges() const {
+    return parts_.merges() + static_cast<std::int64_t>(std::llround(steady_merges_));
+  }
 
   static std::int64_t default_window_blocks(const std::string& version);
   static std::int64_t default_window_seconds(const std::string& version);
@@ -211,6 +223,7 @@ class ReplicatedTable final : public sim::Component {
     QueryStatus final_status = QueryStatus::OK;
     sim::Time arrived{};
     sim::Time deadline{};
+    std::int64_t rows = 0;
     sim::Time keeper_start{};    // the Keeper requests go out
     sim::Time commit_sent_at{};  // the commit multi goes out
     sim::Time commit_at{};       // ... and is applied
@@ -267,6 +280,11 @@ class ReplicatedTable final : public sim::Component {
   void replan_quorums_after(int replica, sim::Time available_again);
   [[nodiscard]] std::uint32_t table_partition(sim::Time at) const;
   [[nodiscard]] sim::Time wake_check_every() const;
+  // Parts: the Keeper time of a merge assigned now; merges assigned since
+  // the last call load Keeper; a new table partition starts a new count.
+  [[nodiscard]] sim::Time merge_keeper_time() const;
+  void sync_parts(sim::Time now);
+  void load_merges(sim::Time now);
   // Aggregated inserts enter the latency histogram in bulk (1000 strata),
   // once per latency profile.
   void flush_aggregate_latencies();
@@ -299,6 +317,13 @@ class ReplicatedTable final : public sim::Component {
   bool wake_check_pending_ = false;
   const std::array<std::int64_t, 1000>* pending_latency_profile_ = nullptr;
   std::int64_t pending_latency_count_ = 0;
+  MergeSettings merge_settings_;
+  MergeTreeParts parts_;
+  std::uint32_t parts_partition_ = 0;
+  std::int64_t merges_loaded_ = 0;
+  // Merges of aggregate stretches (their steady state's per insert).
+  double steady_merges_per_insert_ = 0;
+  double steady_merges_ = 0;
   std::vector<Insert> pending_;
   std::vector<std::uint32_t> free_slots_;
   TableCounters counters_;

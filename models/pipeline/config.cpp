@@ -263,6 +263,13 @@ void apply_producer_rules(const json& raw, Config& c) {
 }
 
 void check_consistency(const Config& c, bool lint) {
+  if (c.clickhouse.parts_to_delay_insert > 0 && c.clickhouse.parts_to_throw_insert > 0 &&
+      c.clickhouse.parts_to_delay_insert >= c.clickhouse.parts_to_throw_insert) {
+    // MergeTreeData::delayInsertOrThrowIfNeeded divides by their difference.
+    sim::throw_config_error("clickhouse.parts_to_delay_insert",
+                            "must be below clickhouse.parts_to_throw_insert (" +
+                                std::to_string(c.clickhouse.parts_to_throw_insert) + "), or 0");
+  }
   if (c.clickhouse.async_insert) {
     // ClickHouse 25.3: an async insert is buffered with others and flushed
     // later; its block ids then depend on async_insert_deduplicate (off by

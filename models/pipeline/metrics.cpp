@@ -66,12 +66,13 @@ const std::vector<std::string>& metric_names() {
     for (const char* a :
          {"ok", "deduplicated", "client_timeout", "timeout_exceeded_159", "network_error_210",
           "table_is_read_only_242", "too_few_live_replicas_285", "unknown_status_of_insert_319",
-          "keeper_exception_999"}) {
+          "keeper_exception_999", "too_many_parts_252"}) {
       n.push_back(std::string("insert_answers.") + a);
     }
     for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries",
                           "poll_timeouts", "abandoned_stops", "commit_failures", "insert_keeper_retries",
-                          "block_ids_removed"}) {
+                          "block_ids_removed", "active_parts_peak", "inserts_delayed", "too_many_parts_errors",
+                          "merges"}) {
       n.emplace_back(m);
     }
     return n;

@@ -28,7 +28,12 @@ namespace pipesim::pipeline {
 //   keeper_map_queries, keeper_map_failures  the sink's KeeperMap queries,
 //   redeliveries               put() of a batch again after a RetriableException,
 //   insert_keeper_retries      Keeper requests of inserts retried (insert_keeper_max_retries),
-//   block_ids_removed          block ids removed by the cleanup threads.
+//   block_ids_removed          block ids removed by the cleanup threads,
+//   active_parts_peak          most active parts of the table's current partition
+//       (what parts_to_delay_insert and parts_to_throw_insert look at),
+//   inserts_delayed            inserts that slept for too many parts,
+//   too_many_parts_errors      inserts refused with 252 TOO_MANY_PARTS,
+//   merges                     background merges assigned.
 const std::vector<std::string>& metric_names();
 // Metrics that stay 0 because their mechanism is not modelled yet.
 const std::vector<std::string>& metrics_not_modelled();

@@ -29,6 +29,12 @@
 namespace pipesim::pipeline {
 namespace {
 
+// The table's parts are sized by the workload's records.
+clickhouse::ClickHouseOptions with_row_bytes(clickhouse::ClickHouseOptions options, std::int64_t record_bytes) {
+  options.row_bytes = record_bytes;
+  return options;
+}
+
 int target_index(const std::string& target) {
   const auto dash = target.rfind('-');
   return dash == std::string::npos ? 0 : std::stoi(target.substr(dash + 1));
@@ -59,7 +65,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
               broker::PartitionLog(c.kafka.log_segment_bytes / c.workload.record_bytes)),
         ledger_(partitions_),
         keeper_(c.keeper, seed),
-        table_(sim_, c.clickhouse, logs_, ledger_, keeper_, seed),
+        table_(sim_, with_row_bytes(c.clickhouse, c.workload.record_bytes), logs_, ledger_, keeper_, seed),
         workload_(c.workload, partitions_, seed),
         deps_{&c.connector, &table_, &ledger_, &logs_, &sink_counters_},
         kafka_(sim_, c.kafka, logs_, ledger_),
@@ -350,6 +356,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["commit_failures"] = static_cast<double>(cluster_.counters().commit_failures);
     v["insert_keeper_retries"] = static_cast<double>(t.keeper_retries);
     v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
+    v["active_parts_peak"] = static_cast<double>(table_.active_parts_peak());
+    v["inserts_delayed"] = static_cast<double>(t.inserts_delayed);
+    v["too_many_parts_errors"] = static_cast<double>(t.answers[static_cast<int>(clickhouse::QueryStatus::TOO_MANY_PARTS)]);
+    v["merges"] = static_cast<double>(table_.merges());
   }
 
   void on_append(int p) {

@@ -198,13 +198,16 @@ void SinkAggregate::advance(Member& m, sim::Time now) {
 void SinkAggregate::update_rates() {
   double inserts = 0;
   double map_requests = 0;
+  double rows = 0;
   const int requests_per_batch = parts_.config.connector.exactly_once ? 5 : 0;
   for (const auto& m : members_) {
-    const double rate = inserts_per_s(steady(*m.task, sim_.now()));
+    const connect::SteadyCycle& cycle = steady(*m.task, sim_.now());
+    const double rate = inserts_per_s(cycle);
     inserts += rate;
+    rows += rate * cycle.rows_per_insert;
     map_requests += rate * requests_per_batch;
   }
-  parts_.table.set_aggregate_rate(inserts, map_requests);
+  parts_.table.set_aggregate_rate(inserts, map_requests, inserts > 0 ? rows / inserts : 1.0);
 }
 
 void SinkAggregate::schedule_hour() {
