@@ -201,12 +201,17 @@ TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
   // The 1,728 background threads, away D = 0.172767 s (ClosedLoop.
   // AgreesWithMeanValueAnalysisUnderLoad), fill the queue to N - mu D =
   // 1382.5, plus 2,000/s x 1 ms on the way: 1384.5 in flight, 0.69 s a
-  // request (the open-loop model said 14.4 million). This pipeline's threads
-  // add a handful in the explicit stretch. Its inserts (2 requests) take
-  // ~1.4 s, far from the 30 s socket timeout: nothing is redelivered.
+  // request (the open-loop model said 14.4 million). Its inserts (2
+  // requests) take ~1.4 s, far from the 30 s socket timeout: nothing is
+  // redelivered. This pipeline's own requests come on top (Little's law):
+  // the 8 tasks' inserts, one request each at a time (8); their parts, ~8 per
+  // 1.4 s, fetched by 2 replicas with 6 requests of 0.69 s each (5.7/s x
+  // 4.1 s x 2 = 47); merges, one per ~5 parts, 3 requests on each of 3
+  // replicas (1.1/s x 2.1 s x 3 = 7): ~60, with bursts above it.
   const Lab m(lab_json("../scenarios/keeper_backlog_half_hour.json"));
-  EXPECT_NEAR(m["keeper_peak_in_flight"], 1384.5, 10);
-  EXPECT_LE(m["keeper_peak_in_flight"], 1728);
+  EXPECT_GE(m["keeper_peak_in_flight"], 1384.5 + 40);
+  EXPECT_LE(m["keeper_peak_in_flight"], 1384.5 + 120);
+  EXPECT_LE(m["keeper_peak_in_flight"], 1728 + 200);
   EXPECT_EQ(m["redeliveries"], 0);
   EXPECT_EQ(m["insert_answers.client_timeout"], 0);
   EXPECT_EQ(m["faults_fired.keeper_backlog"], 1);

@@ -19,6 +19,9 @@ BEHAVIOUR = {
                                      "redelivery (window 0: written twice)",
     "keeper_backlog_insert_timeout_deduplicated": "the same with the default window: the late first delivery is a "
                                                   "dedup hit nobody hears",
+    "clickhouse_too_many_parts": "merges held up (one slot, taken for an hour): from parts_to_delay_insert (20 here) "
+                                 "every insert sleeps, at parts_to_throw_insert (40) it fails with 252 TOO_MANY_PARTS, "
+                                 "retriable: the batch is put again, nothing lost or written twice",
     "crash_replay_at_least_once": "exactlyOnce off: a kill -9 re-inserts everything put since the last commit "
                                   "(3050 = 9050 inserted - 6000 committed)",
     "crash_exactly_once_mismatch": "exactlyOnce on: the replay starts before the stored AFTER_PROCESSING range: "
@@ -123,7 +126,8 @@ BEHAVIOUR = {
 SKIP = ("events_processed", "kafka_records", "records_produced", "max_lag_records", "keeper_ops",
         "keeper_peak_in_flight", "inserts", "faults_fired", "classifications.AFTER_PROCESSING.NEW",
         "parts_per_s", "keeper_mean_in_flight", "keeper_utilisation_peak", "keeper_latency_",
-        "insert_latency_", "replication_lag_", "insert_answers.ok", "block_ids_removed")
+        "insert_latency_", "replication_lag_", "insert_answers.ok", "block_ids_removed", "merges",
+        "active_parts_peak")
 
 
 def flatten(prefix, node, out):

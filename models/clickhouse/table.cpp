@@ -367,7 +367,7 @@ void ReplicatedTable::load_merges(sim::Time now) {
   if (assigned <= 0) return;
   merges_loaded_ = parts_.merges();
   keeper_.add_load(now, assigned * (1 + static_cast<std::int64_t>(replicas_.size()) * options_.keeper_requests_per_merge),
-                   keeper::KeeperClient::REPLICATION);
+                   keeper::KeeperClient::REPLICATION, assigned * static_cast<std::int64_t>(replicas_.size()));
 }
 
 void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s,
@@ -576,9 +576,10 @@ QueryStatus ReplicatedTable::apply_commit(Insert& s) {
     s.fetched_at[j] = fetch_time(static_cast<int>(j));
     if (s.fetched_at[j] != sim::Time::max()) replication_lag_us_.add((s.fetched_at[j] - now).us);
   }
+  // Each other replica sends its requests one after another.
   keeper_.add_load(
       now, (static_cast<std::int64_t>(replicas_.size()) - 1) * options_.keeper_requests_per_fetch,
-      keeper::KeeperClient::REPLICATION);
+      keeper::KeeperClient::REPLICATION, static_cast<std::int64_t>(replicas_.size()) - 1);
   maybe_wake_cleanup();
   s.commit_result = QueryStatus::OK;
   return s.commit_result;

@@ -205,6 +205,7 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
   }
   peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now));
   KeeperAnswer answer;
+  sim::Time in_keeper{};  // one request at a time: one in flight all along
   for (int i = 0; i < requests; ++i) {
     count(1, client);
     // Each request goes out when the previous one is answered, and sees the
@@ -215,6 +216,10 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     const sim::Time one = options_.latency + to_time(service_time_s(std::llround(ahead) + 1));
     // Keeper's own latency: a request the client gave up on is served all the same.
     latency_us_.add(one.us);
+    // It is in flight for that long (Little's law, as the aggregate streams
+    // are counted through the folded threads' round trips).
+    in_flight_integral_ += seconds(one);
+    in_keeper += one;
     if (one > options_.operation_timeout) {
       // ZooKeeperImpl's receive thread: "Operation timeout (no response in
       // operation_timeout_ms)"; the request stays queued in Keeper.
@@ -223,18 +228,45 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
       answer.operation_timeout = true;
       answer.latency += options_.operation_timeout;
       answer.last_request = options_.operation_timeout;
+      note_own(now, now + in_keeper, 1);
       return answer;
     }
     answer.latency += one;
     answer.last_request = one;
   }
+  note_own(now, now + in_keeper, 1);
   return answer;
 }
 
-void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client) {
+void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client, std::int64_t senders) {
   advance(now);
   if (!available(now)) return;  // they fail and are retried later by their senders
   count(requests, client);
+  // The cleanup thread's bulk reads and removals go as multi requests of
+  // up to 100 operations each, a few at a time (ZooKeeper::tryGet/tryRemove
+  // over a vector of paths): they are counted here as operations, and their
+  // handful of requests in flight is left out.
+  if (client == KeeperClient::CLEANUP) return;
+  // Each is in flight for a request's expected time (see request()).
+  const sim::Time each = expected_request_time(now);
+  in_flight_integral_ += static_cast<double>(requests) * seconds(each);
+  senders = std::clamp<std::int64_t>(senders, 1, std::max<std::int64_t>(1, requests));
+  note_own(now, now + sim::Time{each.us * requests / senders}, senders);
+}
+
+void Keeper::drop_answered(sim::Time now) {
+  while (!own_.empty() && own_.top().end <= now) {
+    own_in_flight_ -= own_.top().count;
+    own_.pop();
+  }
+}
+
+void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count) {
+  drop_answered(now);
+  if (count <= 0 || end <= now) return;
+  own_.push(Own{end, count});
+  own_in_flight_ += count;
+  peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now) + static_cast<double>(own_in_flight_));
 }
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
@@ -249,7 +281,8 @@ sim::Time Keeper::expected_wait(sim::Time now) {
 
 double Keeper::in_flight(sim::Time now) {
   advance(now);
-  return in_flight_at(now);
+  drop_answered(now);
+  return in_flight_at(now) + static_cast<double>(own_in_flight_);
 }
 
 double Keeper::background_ops(sim::Time now) {
@@ -278,7 +311,12 @@ void Keeper::set_degradation(sim::Time now, double capacity_factor, const ExtraC
 void Keeper::set_unavailable(sim::Time now, sim::Time until) {
   advance(now);
   unavailable_until_ = std::max(unavailable_until_, until);
-  if (!available(now)) fluid_ = 0;
+  if (!available(now)) {
+    fluid_ = 0;
+    // The requests waiting at the old leader get a connection loss.
+    own_ = {};
+    own_in_flight_ = 0;
+  }
 }
 
 }  // namespace pipesim::keeper

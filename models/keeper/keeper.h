@@ -36,6 +36,8 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -78,8 +80,10 @@ class Keeper {
   // operation_timeout_ms when a request is not answered by then.
   KeeperAnswer request(sim::Time now, int requests, KeeperClient client);
   // Requests whose answer times the model does not follow (replication,
-  // cleanup, a thread sending them one after another): counted.
-  void add_load(sim::Time now, std::int64_t requests, KeeperClient client);
+  // cleanup, a thread sending them one after another): counted, and in
+  // flight `senders` at a time (each sender's one after another), each for
+  // a request's expected time.
+  void add_load(sim::Time now, std::int64_t requests, KeeperClient client, std::int64_t senders = 1);
   // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
   // advanced in aggregate): counted, served with the threads' (a new regime).
   // Returns its handle; set_stream() changes its rate (0 stops it).
@@ -110,7 +114,9 @@ class Keeper {
   [[nodiscard]] double background_ops(sim::Time now);
   [[nodiscard]] std::int64_t failed_requests() const { return failed_requests_; }
   [[nodiscard]] double peak_in_flight() const { return peak_in_flight_; }
-  // Time-weighted mean of the in-flight requests since time 0.
+  // Time-weighted mean of the in-flight requests since time 0: the threads'
+  // (the aggregate streams through them) and every request of this pipeline
+  // sent one by one, for its time in flight. The peak counts both too.
   [[nodiscard]] double mean_in_flight(sim::Time now);
   // Peak of the load the clients offer over capacity (above 1: the leader
   // saturates and the queue holds most threads).
@@ -160,6 +166,17 @@ class Keeper {
   std::int64_t failed_requests_ = 0;
   double peak_in_flight_ = 0.0;
   double in_flight_integral_ = 0.0;  // request-seconds
+  // This pipeline's requests sent one by one and not answered yet: when
+  // they will be, and how many (the threads' in-flight does not hold them).
+  struct Own {
+    sim::Time end;
+    std::int64_t count = 0;
+    bool operator>(const Own& o) const { return end > o.end; }
+  };
+  std::priority_queue<Own, std::vector<Own>, std::greater<>> own_;
+  std::int64_t own_in_flight_ = 0;
+  void note_own(sim::Time now, sim::Time end, std::int64_t count);
+  void drop_answered(sim::Time now);
   double peak_utilisation_ = 0.0;
   // Served requests not yet in the histogram, with the transient's mean
   // displacement over their span.
