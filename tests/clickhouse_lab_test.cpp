@@ -420,6 +420,37 @@ TEST(ClickHouseFaults, ConservationHoldsUnderEveryClickHouseAndKeeperFault) {
   EXPECT_GT(answers_not_ok, 20);  // and the sink saw their errors
 }
 
+TEST(ClickHouseLab, AQuorumWaitTimesOutWith319AndTheRedeliveryIsAHit) {
+  // Two replicas, insert_quorum 2, insert_quorum_timeout 5 s; replica-1
+  // crashes at 65 s until 125 s (its is_active node lives on for the 30 s
+  // session timeout, so the quorum precondition still passes). The insert
+  // of [3000, 3499] at 69.985 s is drawn to replica-0: written and committed
+  // by ~70.0 s, it waits for replica-1 to fetch the part, which cannot
+  // happen before 125 s; the timer runs out at ~75.0 s: 319, the part stays.
+  // The sink redelivers at ~120.02 s; that draw picks replica-1, still down:
+  // 210. At ~180.02 s the block id is found: a dedup hit. Every record once.
+  const Lab m("clickhouse_quorum_timeout.json");
+  EXPECT_EQ(m["insert_answers.unknown_status_of_insert_319"], 1);
+  EXPECT_EQ(m["insert_answers.network_error_210"], 1);
+  EXPECT_EQ(m["insert_answers.deduplicated"], 1);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["redeliveries"], 2);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // With the default 600 s the wait outlasts the client's 30 s socket
+  // timeout: a client timeout at ~99.985 s instead of the 319, and the same
+  // 210 and dedup hit after it (the quorum is reached when replica-1 is
+  // back at 125 s and fetches the part; nobody hears it).
+  const Lab patient("clickhouse_quorum_timeout.json", {"clickhouse.insert_quorum_timeout=600000"});
+  EXPECT_EQ(patient["insert_answers.unknown_status_of_insert_319"], 0);
+  EXPECT_EQ(patient["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(patient["insert_answers.network_error_210"], 1);
+  EXPECT_EQ(patient["dedup_hits"], 1);
+  EXPECT_EQ(patient["duplicate_rows"], 0);
+  EXPECT_EQ(patient["clickhouse_rows"], 15000);
+}
+
 TEST(ClickHouseLab, TooManyPartsDelaysThenRefusesWith252AndNothingIsLostOrDoubled) {
   // One task inserts 500 records every 10 s; the only merge slot is taken
   // by the first merge (parts 1-5) for an hour, so every committed insert

@@ -19,6 +19,9 @@ BEHAVIOUR = {
                                      "redelivery (window 0: written twice)",
     "keeper_backlog_insert_timeout_deduplicated": "the same with the default window: the late first delivery is a "
                                                   "dedup hit nobody hears",
+    "clickhouse_quorum_timeout": "insert_quorum 2 with the other replica down: the insert commits, its quorum wait "
+                                 "times out (319, the part stays), and the redelivery that reaches a live replica is "
+                                 "a dedup hit",
     "clickhouse_too_many_parts": "merges held up (one slot, taken for an hour): from parts_to_delay_insert (20 here) "
                                  "every insert sleeps, at parts_to_throw_insert (40) it fails with 252 TOO_MANY_PARTS, "
                                  "retriable: the batch is put again, nothing lost or written twice",
