@@ -1050,3 +1050,15 @@ TEST(ConfigContinuousTime, TheArrivalTickIsRefusedWithWhatReplacedIt) {
 }
 
 }  // namespace
+
+namespace {
+TEST(ConfigErrors, PartsToDelayInsertMustStayBelowPartsToThrowInsert) {
+  // MergeTreeData::delayInsertOrThrowIfNeeded scales the delay by their
+  // difference: an equal or inverted pair is refused, a 0 turns either off.
+  EXPECT_EQ(load_error(json::parse(R"({"clickhouse": {"parts_to_delay_insert": 3000}})")),
+            "config error at clickhouse.parts_to_delay_insert: must be below "
+            "clickhouse.parts_to_throw_insert (3000), or 0");
+  EXPECT_EQ(load_error(json::parse(R"({"clickhouse": {"parts_to_delay_insert": 0}})")), "<no error>");
+  EXPECT_EQ(load_error(json::parse(R"({"clickhouse": {"parts_to_throw_insert": 0}})")), "<no error>");
+}
+}  // namespace

@@ -119,9 +119,9 @@ double grid_value(std::int64_t k) { return k == INT64_MIN ? 0.0 : std::pow(1.01,
 
 const SteadyParts& steady_parts_cached(const MergeSettings& settings, double inserts_per_s, double bytes,
                                        sim::Time merge_keeper) {
+  // Everything steady_parts reads: the grid steps and the merge settings.
   using Key = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                         std::int64_t, std::int64_t, double, std::int64_t, std::int64_t, std::int64_t,
-                         std::int64_t, std::int64_t>;
+                         std::int64_t, std::int64_t, double>;
   const Key key{grid_step(inserts_per_s),
                 grid_step(bytes),
                 grid_step(static_cast<double>(merge_keeper.us)),
@@ -130,12 +130,7 @@ const SteadyParts& steady_parts_cached(const MergeSettings& settings, double ins
                 settings.max_parts,
                 settings.merge_base_time.us,
                 settings.merge_time_per_part.us,
-                settings.merge_bytes_per_s,
-                settings.parts_to_delay_insert,
-                settings.parts_to_throw_insert,
-                settings.max_delay_to_insert.us,
-                settings.min_delay_to_insert.us,
-                0};
+                settings.merge_bytes_per_s};
   static std::mutex mutex;
   static std::map<Key, SteadyParts> cache;
   const std::lock_guard<std::mutex> lock(mutex);

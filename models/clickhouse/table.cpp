@@ -373,9 +373,10 @@ void ReplicatedTable::load_merges(sim::Time now) {
 void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s,
                                          double rows_per_insert) {
   const sim::Time now = sim_.now();
-  // The parts of a stretch of evenly spaced inserts at this rate (a declared
-  // part of the aggregate shortcut): its peak is the stretch's, and the
-  // explicit count resumes from its end state unless it already holds more.
+  // The parts of a stretch of Poisson inserts at this rate (a declared part
+  // of the aggregate shortcut, models/clickhouse/merge_tree_parts.h): its
+  // peak is the stretch's, and the explicit count resumes from its end
+  // state unless it already holds more.
   steady_merges_per_insert_ = 0;
   if (inserts_per_s > 0) {
     sync_parts(now);

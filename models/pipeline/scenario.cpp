@@ -358,7 +358,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
     v["active_parts_peak"] = static_cast<double>(table_.active_parts_peak());
     v["inserts_delayed"] = static_cast<double>(t.inserts_delayed);
-    v["too_many_parts_errors"] = static_cast<double>(t.answers[static_cast<int>(clickhouse::QueryStatus::TOO_MANY_PARTS)]);
+    v["too_many_parts_errors"] = static_cast<double>(t.too_many_parts);
     v["merges"] = static_cast<double>(table_.merges());
   }
 
