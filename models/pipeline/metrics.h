@@ -15,7 +15,8 @@ namespace pipesim::pipeline {
 //       that reached a Keeper leader (background load excluded),
 //   keeper_ops_by_source.{inserts,replication,keeper_map,cleanup}  requests,
 //   keeper_mean_in_flight      time-weighted mean of requests in Keeper (all load;
-//       never more than the threads of its closed loop),
+//       the closed loop's threads, never more than their number, and this
+//       pipeline's own requests, each for its time in Keeper),
 //   keeper_utilisation_peak    peak of the load the clients would offer if
 //       answered at once, over capacity (above 1: the queue holds most threads),
 //   keeper_latency_p50_ms, keeper_latency_p99_ms  time in Keeper of every
