@@ -76,6 +76,7 @@ class MergeTreeParts {
   [[nodiscard]] std::int64_t peak() const { return peak_; }
   void note_peak(std::int64_t parts) { peak_ = parts > peak_ ? parts : peak_; }
   [[nodiscard]] std::int64_t merges() const { return merges_; }
+  [[nodiscard]] const MergeSettings& settings() const { return settings_; }
   [[nodiscard]] std::int64_t running() const { return static_cast<std::int64_t>(running_.size()); }
   // The same parts and merges with the clock moved from `from` to `to`
   // (running merges end as much later).

@@ -101,13 +101,12 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
       quorum_(options.insert_quorum >= 2 ? options.insert_quorum : 0),
       insert_deduplicate_(options.insert_deduplicate),
       id_(sim.add_component(this)),
-      merge_settings_(MergeSettings{
+      parts_(MergeSettings{
           options.background_pool_size * options.background_merges_mutations_concurrency_ratio,
           options.merge_selector_base, options.max_parts_to_merge_at_once, options.merge_base_time,
           options.merge_time_per_part, static_cast<double>(options.merge_bytes_per_s),
           options.parts_to_delay_insert, options.parts_to_throw_insert,
-          sim::Time::seconds(options.max_delay_to_insert), options.min_delay_to_insert}),
-      parts_(merge_settings_) {
+          sim::Time::seconds(options.max_delay_to_insert), options.min_delay_to_insert}) {
   const CleanupSettings settings{options.cleanup_delay_period, options.max_cleanup_delay_period,
                                  options.cleanup_delay_period_random_add,
                                  options.cleanup_thread_preferred_points_per_iteration};
@@ -360,14 +359,17 @@ void ReplicatedTable::sync_parts(sim::Time now) {
   load_merges(now);
 }
 
+std::int64_t ReplicatedTable::keeper_requests_of_a_merge() const {
+  return 1 + static_cast<std::int64_t>(replicas_.size()) * options_.keeper_requests_per_merge;
+}
+
 void ReplicatedTable::load_merges(sim::Time now) {
-  // The assigning replica's multi creating the log entry, then every
-  // replica's own requests for the merge.
+  // Each replica sends its requests for a merge one after another.
   const std::int64_t assigned = parts_.merges() - merges_loaded_;
   if (assigned <= 0) return;
   merges_loaded_ = parts_.merges();
-  keeper_.add_load(now, assigned * (1 + static_cast<std::int64_t>(replicas_.size()) * options_.keeper_requests_per_merge),
-                   keeper::KeeperClient::REPLICATION, assigned * static_cast<std::int64_t>(replicas_.size()));
+  keeper_.add_load(now, assigned * keeper_requests_of_a_merge(), keeper::KeeperClient::REPLICATION,
+                   assigned * static_cast<std::int64_t>(replicas_.size()));
 }
 
 void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s,
@@ -380,15 +382,15 @@ void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map
   steady_merges_per_insert_ = 0;
   if (inserts_per_s > 0) {
     sync_parts(now);
-    SteadyParts steady = steady_parts_cached(merge_settings_, inserts_per_s,
-                                      rows_per_insert * static_cast<double>(options_.row_bytes),
-                                      merge_keeper_time());
+    const SteadyParts& steady =
+        steady_parts_cached(parts_.settings(), inserts_per_s,
+                            rows_per_insert * static_cast<double>(options_.row_bytes), merge_keeper_time());
     steady_merges_per_insert_ = steady.merges_per_insert;
     if (parts_.active() <= steady.end_state.active()) {
       const std::int64_t peak = parts_.peak();
       const std::int64_t merges = parts_.merges();
-      steady.end_state.shift(steady.end_time, now);
       parts_ = steady.end_state;
+      parts_.shift(steady.end_time, now);
       // Keep this run's counts: the snapshot's merges are not new ones.
       steady_merges_ += static_cast<double>(merges - parts_.merges());
       merges_loaded_ = parts_.merges();
@@ -408,8 +410,7 @@ void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map
   const double per_part =
       static_cast<double>((static_cast<std::int64_t>(replicas_.size()) - 1) * options_.keeper_requests_per_fetch) +
       (quorum_ > 0 ? static_cast<double>(1 + 2 * (quorum_ - 1)) : 0.0) +
-      steady_merges_per_insert_ *
-          static_cast<double>(1 + static_cast<std::int64_t>(replicas_.size()) * options_.keeper_requests_per_merge);
+      steady_merges_per_insert_ * static_cast<double>(keeper_requests_of_a_merge());
   keeper_.set_stream(keeper_insert_stream_, now, inserts_per_s * per_insert);
   keeper_.set_stream(keeper_replication_stream_, now, inserts_per_s * per_part);
   keeper_.set_stream(keeper_map_stream_, now, keeper_map_requests_per_s);

@@ -283,6 +283,9 @@ class ReplicatedTable final : public sim::Component {
   // Parts: the Keeper time of a merge assigned now; merges assigned since
   // the last call load Keeper; a new table partition starts a new count.
   [[nodiscard]] sim::Time merge_keeper_time() const;
+  // Keeper requests of one merge: the assigning replica's multi creating the
+  // log entry, then every replica's own.
+  [[nodiscard]] std::int64_t keeper_requests_of_a_merge() const;
   void sync_parts(sim::Time now);
   void load_merges(sim::Time now);
   // Aggregated inserts enter the latency histogram in bulk (1000 strata),
@@ -317,7 +320,6 @@ class ReplicatedTable final : public sim::Component {
   bool wake_check_pending_ = false;
   const std::array<std::int64_t, 1000>* pending_latency_profile_ = nullptr;
   std::int64_t pending_latency_count_ = 0;
-  MergeSettings merge_settings_;
   MergeTreeParts parts_;
   std::uint32_t parts_partition_ = 0;
   std::int64_t merges_loaded_ = 0;
