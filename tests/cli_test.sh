@@ -126,7 +126,7 @@ bad_config "unknown section" '{"conect":{}}' \
 bad_config "out of range" '{"kafka":{"num.partitions":0}}' \
   'config error at kafka.num.partitions: expected an integer from 1 to 4096, found 0'
 bad_config "bad duration" '{"run":{"duration":"2 hours"}}' \
-  'config error at run.duration: expected a duration such as "30s" (units us, ms, s, m, h, d) from 1s to 3650d, found "2 hours"'
+  'config error at run.duration: expected a duration such as "30s" or "1h30m" (units d, h, m, s, ms, us) from 1s to 3650d, found "2 hours"'
 bad_config "bufferCount with exactlyOnce" '{"connector":{"exactlyOnce":true,"bufferCount":10}}' \
   'config error at connector.bufferCount: bufferCount > 0 cannot be combined with exactlyOnce=true (the connector refuses this configuration), found 10'
 bad_config "unknown fault kind" '{"faults":[{"kind":"worker_crsh","rate_per_day":1}]}' \

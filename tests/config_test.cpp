@@ -244,11 +244,37 @@ TEST(ConfigDuration, ParsesIntegerAndUnit) {
   EXPECT_FALSE(parse_duration("30"));      // no unit
   EXPECT_FALSE(parse_duration("s"));       // no number
   EXPECT_FALSE(parse_duration("-1s"));     // negative
-  EXPECT_FALSE(parse_duration("1.5h"));    // not an integer
   EXPECT_FALSE(parse_duration("30 s"));    // space
   EXPECT_FALSE(parse_duration("2w"));      // unknown unit
   EXPECT_FALSE(parse_duration("99999999999999999999s"));  // overflows int64
   EXPECT_FALSE(parse_duration("106751992d"));              // > int64 microseconds
+}
+
+TEST(ConfigDuration, ParsesCompoundAndFractionalForms) {
+  using pipesim::sim::parse_duration;
+  EXPECT_EQ(parse_duration("1h30m"), Time::minutes(90));
+  EXPECT_EQ(parse_duration("2m30s"), Time::seconds(150));
+  EXPECT_EQ(parse_duration("1d2h3m4s5ms6us"), Time{86400000000LL + 7200000000LL + 180000000LL + 4000000 + 5000 + 6});
+  EXPECT_EQ(parse_duration("1m500ms"), Time::millis(60500));  // "ms" is not "m" then "s"
+  EXPECT_EQ(parse_duration("1.5h"), Time::minutes(90));
+  EXPECT_EQ(parse_duration("0.25s"), Time::millis(250));
+  EXPECT_EQ(parse_duration("250.5ms"), Time::micros(250500));
+  EXPECT_EQ(parse_duration("0.000001s"), Time::micros(1));
+  EXPECT_FALSE(parse_duration("0.0000001s"));  // a tenth of a microsecond
+  EXPECT_FALSE(parse_duration("1.5us"));
+  EXPECT_FALSE(parse_duration("30m1h"));       // units from the largest down
+  EXPECT_FALSE(parse_duration("1m1m"));        // each unit once
+  EXPECT_FALSE(parse_duration("1h30"));        // a trailing number without its unit
+  EXPECT_FALSE(parse_duration("1.h"));
+  EXPECT_FALSE(parse_duration(".5h"));
+  EXPECT_FALSE(parse_duration("1h 30m"));
+  EXPECT_FALSE(parse_duration("106751991d5h"));  // the sum overflows int64 microseconds
+}
+
+TEST(ConfigDuration, CompoundFormsInAConfig) {
+  const auto c = pipesim::pipeline::load_config(json::parse(R"({"run": {"duration": "1h30m", "drain": "2m30s"}})"));
+  EXPECT_EQ(c.run.duration, Time::minutes(90));
+  EXPECT_EQ(c.run.drain, Time::seconds(150));
 }
 
 TEST(ConfigDuration, FormatsShortestExactUnit) {
@@ -431,16 +457,16 @@ TEST(ConfigErrors, RealOutOfRange) {
 
 TEST(ConfigErrors, BadDuration) {
   EXPECT_EQ(load_error(json::parse(R"({"run": {"duration": "2 hours"}})")),
-            "config error at run.duration: expected a duration such as \"30s\" (units us, ms, s, "
-            "m, h, d) from 1s to 3650d, found \"2 hours\"");
+            "config error at run.duration: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, "
+            "s, ms, us) from 1s to 3650d, found \"2 hours\"");
   // pipesim's own durations are strings, not numbers.
   EXPECT_EQ(load_error(json::parse(R"({"run": {"drain": 600}})")),
-            "config error at run.drain: expected a duration such as \"30s\" (units us, ms, s, m, "
-            "h, d) from 0s to 365d, found 600");
+            "config error at run.drain: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, s, "
+            "ms, us) from 0s to 365d, found 600");
   // Below the minimum of 1 s.
   EXPECT_EQ(load_error(json::parse(R"({"run": {"duration": "500ms"}})")),
-            "config error at run.duration: expected a duration such as \"30s\" (units us, ms, s, "
-            "m, h, d) from 1s to 3650d, found \"500ms\"");
+            "config error at run.duration: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, "
+            "s, ms, us) from 1s to 3650d, found \"500ms\"");
 }
 
 TEST(ConfigErrors, BadChoice) {
@@ -1032,8 +1058,8 @@ TEST(ConfigContinuousTime, FetchPropertiesAndArrivalsAreChecked) {
   EXPECT_EQ(load_error(json::parse(R"({"connect": {"fetch.max.bytes": 1.5}})")),
             "config error at connect.fetch.max.bytes: expected an integer from 0 to 2147483647, found 1.5");
   EXPECT_EQ(load_error(json::parse(R"({"connect": {"fetch_latency": "0s"}})")),
-            "config error at connect.fetch_latency: expected a duration such as \"30s\" (units us, ms, s, m, h, "
-            "d) from 1us to 1m, found \"0s\"");
+            "config error at connect.fetch_latency: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, s, ms, "
+            "us) from 1us to 1m, found \"0s\"");
   EXPECT_EQ(load_error(json::parse(R"({"workload": {"arrivals": "bursts"}})")),
             "config error at workload.arrivals: expected one of \"poisson\" \"fixed\", found \"bursts\"");
   // The consumer.* spellings of a worker config are the same properties.

@@ -38,7 +38,7 @@ Command register_trace(CLI::App& app) {
       for (auto [text, field, flag] : {std::tuple{args->from, &from, "--from"}, std::tuple{args->to, &to, "--to"}}) {
         if (text.empty()) continue;
         const auto t = sim::parse_duration(text);
-        if (!t) throw sim::ConfigError(std::string(flag) + " expects a duration such as \"1h\", found \"" + text + "\"");
+        if (!t) throw sim::ConfigError(std::string(flag) + " expects a duration such as \"1h\" or \"1h30m\", found \"" + text + "\"");
         *field = *t;
       }
     } catch (const sim::ConfigError& e) {

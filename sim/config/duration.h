@@ -1,5 +1,6 @@
-// pipesim's own duration syntax (SPEC §9): an integer and a unit, e.g.
-// "500ms", "30s", "45m", "2h", "1d" (also "us"). Real properties keep their
+// pipesim's own duration syntax: a number and a unit, e.g. "500ms", "30s",
+// "45m", "2h", "1d" (also "us"); compound from the largest unit down
+// ("1h30m", "2m30s"); a fraction when it is a whole microsecond ("1.5h"). Real properties keep their
 // real units (e.g. offset.flush.interval.ms is an integer of milliseconds).
 #pragma once
 

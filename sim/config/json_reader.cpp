@@ -194,7 +194,7 @@ void OptionReader::duration(std::string_view key, Time& field, Time min, Time ma
                             std::string_view) {
   const nlohmann::json* v = find(key);
   if (!v) return;
-  const std::string expected = "a duration such as \"30s\" (units us, ms, s, m, h, d) from " +
+  const std::string expected = "a duration such as \"30s\" or \"1h30m\" (units d, h, m, s, ms, us) from " +
                                format_duration(min) + " to " + format_duration(max);
   if (!v->is_string()) fail(key, *v, expected);
   const auto parsed = parse_duration(v->get_ref<const std::string&>());
