@@ -592,13 +592,16 @@ caught_mask() {
   echo $((16#${hex:-0}))
 }
 
-interrupt_check() {  # interrupt_check SIGNAL NAME EXIT_CODE
-  local sig=$1 name=$2 code=$3 pid i exe
+# interrupt_check SIGNAL NAME EXIT_CODE LABEL MESSAGE -- COMMAND...: COMMAND (pipesim's
+# arguments; "$TMP/intr" is its only output directory) stopped by SIGNAL exits EXIT_CODE with
+# MESSAGE as its whole stderr, nothing on stdout, and nothing in $TMP/intr but what the
+# command kept on purpose (a sweep's directory).
+interrupt_check() {
+  local sig=$1 name=$2 code=$3 label=$4 message=$5 pid i exe
+  shift 6
   exe=$(readlink -f "$PIPESIM")
   rm -rf "$TMP/intr" && mkdir "$TMP/intr"
-  # 100,000 seeds of the baseline day: hours of work, certain to be running when the signal comes.
-  "$PIPESIM" run --seeds 100000 --threads 2 --format json --out "$TMP/intr/result.json" \
-    >"$OUT" 2>"$ERR" </dev/null &
+  "$PIPESIM" "$@" >"$OUT" 2>"$ERR" </dev/null &
   pid=$!
   # Wait (up to 60 s) until the process is pipesim (not the forked shell before its exec,
   # whose own SIGINT/SIGTERM handlers would match too: a signal sent then was lost, and the
@@ -610,7 +613,7 @@ interrupt_check() {  # interrupt_check SIGNAL NAME EXIT_CODE
     sleep 0.1
   done
   kill -s "$sig" "$pid"
-  # A run that ignores the signal must fail the test, not hang it: 120 s, then kill -9.
+  # A command that ignores the signal must fail the test, not hang it: 120 s, then kill -9.
   for ((i = 0; i < 1200; i++)); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
@@ -618,19 +621,35 @@ interrupt_check() {  # interrupt_check SIGNAL NAME EXIT_CODE
   kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
   wait "$pid"
   RC=$?
-  if [ "$RC" -eq "$code" ] && [ "$(cat "$ERR")" == "pipesim: interrupted ($name), no result written" ] && [ ! -s "$OUT" ]; then
-    pass "run interrupted by $name: exit $code, exact message"
+  if [ "$RC" -eq "$code" ] && [ "$(cat "$ERR")" == "$message" ] && [ ! -s "$OUT" ]; then
+    pass "$label interrupted by $name: exit $code, exact message"
   else
-    fail "run interrupted by $name: exit $code, exact message" "$(show)"
+    fail "$label interrupted by $name: exit $code, exact message" "want: $message" "$(show)"
   fi
+}
+# 100,000 seeds of the baseline day, ten simulated years, hours of work: certain to be running
+# when the signal comes.
+LONG=(--set run.duration=3650d)
+for sig in "INT SIGINT 130" "TERM SIGTERM 143"; do
+  read -r s name code <<<"$sig"
+  interrupt_check "$s" "$name" "$code" run "pipesim: interrupted ($name), no result written" -- \
+    run --seeds 100000 --threads 2 --format json --out "$TMP/intr/result.json"
   if [ -z "$(ls -A "$TMP/intr")" ]; then
     pass "run interrupted by $name: no result file, no temporary file"
   else
     fail "run interrupted by $name: no result file, no temporary file" "$(ls -A "$TMP/intr")"
   fi
-}
-interrupt_check INT SIGINT 130
-interrupt_check TERM SIGTERM 143
+done
+interrupt_check INT SIGINT 130 trace "pipesim trace: the run is 87600h30m long: timeline detail kept for 0s..1h only (the story is whole); choose the window with --from/--to, e.g. --from 13h --to 14h30m
+pipesim: interrupted (SIGINT), no result written" -- trace --seed 1 "${LONG[@]}" --out "$TMP/intr/t.json"
+[ -z "$(ls -A "$TMP/intr")" ] && pass "trace interrupted: no trace file" || fail "trace interrupted: no trace file" "$(ls -A "$TMP/intr")"
+interrupt_check TERM SIGTERM 143 explain "pipesim: interrupted (SIGTERM), no result written" -- explain --seed 1 "${LONG[@]}"
+interrupt_check INT SIGINT 130 compare "pipesim: interrupted (SIGINT), no result written" -- compare "$CFG" "$CFG" "${LONG[@]}" --seeds 2
+interrupt_check INT SIGINT 130 check "pipesim: interrupted (SIGINT), no result written" -- check "$CFG" "${LONG[@]}" --seeds 2 --expect "$TMP/pass.json"
+write sweep_grid.json '{"connect.offset.flush.interval.ms": [10000, 60000]}'
+interrupt_check TERM SIGTERM 143 sweep "pipesim: interrupted (SIGTERM), 0 of 2 points are in $TMP/intr/sw; finish with: pipesim sweep '$CFG' --grid '$TMP/sweep_grid.json' --set 'run.duration=3650d' --seeds 2 --out '$TMP/intr/sw' --resume" -- \
+  sweep "$CFG" --grid "$TMP/sweep_grid.json" "${LONG[@]}" --seeds 2 --out "$TMP/intr/sw"
+[ -f "$TMP/intr/sw/sweep.json" ] && pass "sweep interrupted: its directory stays for --resume" || fail "sweep interrupted: its directory stays for --resume" "$(ls -A "$TMP/intr")"
 
 # ---------------------------------------------------------------------------------------------
 

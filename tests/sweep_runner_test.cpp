@@ -3,10 +3,12 @@
 // stops the sweep after the points before it.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <mutex>
 #include <set>
 #include <stdexcept>
 
+#include "sim/engine/interrupt.h"
 #include "sim/experiment/sweep_runner.h"
 
 namespace pipesim::sim {
@@ -29,7 +31,7 @@ TEST_P(SweepRunnerThreads, HandsOnEveryPointInOrderWithSeedsInOrder) {
   o.seeds = 3;
   o.threads = GetParam();
   std::vector<std::size_t> order;
-  std::size_t runs = 0;
+  std::vector<std::size_t> runs(7, 0);
   run_sweep(
       7, o, fake_run,
       [&](std::size_t position, const std::vector<Metrics>& r) {
@@ -40,12 +42,36 @@ TEST_P(SweepRunnerThreads, HandsOnEveryPointInOrderWithSeedsInOrder) {
           EXPECT_EQ(r[s][0].value, static_cast<double>(position * 1000 + 5 + s));
         }
       },
-      [&] { ++runs; });
+      [&](std::size_t position) { ++runs[position]; });
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}));
-  EXPECT_EQ(runs, 21u);  // 7 points x 3 seeds
+  EXPECT_EQ(runs, std::vector<std::size_t>(7, 3));  // 3 seeds of each of the 7 points
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, SweepRunnerThreads, ::testing::Values(1u, 2u, 4u, 16u));
+
+// A user's interrupt is not a failing run: the points finished before it are
+// handed on (for --resume) and Interrupted, not SweepRunFailure, comes out.
+TEST(SweepRunner, AnInterruptHandsOnTheFinishedPointsAndThrowsInterrupted) {
+  SweepRunOptions o;
+  o.seeds = 2;
+  o.threads = 1;
+  std::vector<std::size_t> order;
+  const auto run = [](std::size_t position, std::uint64_t seed) {
+    if (position == 2) {
+      request_interrupt(SIGINT);
+      throw_if_interrupted();
+    }
+    return fake_run(position, seed);
+  };
+  try {
+    run_sweep(5, o, run, [&](std::size_t position, const std::vector<Metrics>&) { order.push_back(position); });
+    ADD_FAILURE() << "no exception";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.signal(), SIGINT);
+  }
+  clear_interrupt();
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1}));
+}
 
 TEST(SweepRunner, AFailingRunStopsTheSweepAfterTheEarlierPoints) {
   SweepRunOptions o;

@@ -364,7 +364,7 @@ std::vector<sim::FaultSpec> default_faults() {
   return f;
 }
 
-json read_config_file(const std::string& path) {
+std::string read_config_text(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw ConfigError("config error: cannot read " + path + ": Is a directory");
@@ -375,8 +375,10 @@ json read_config_file(const std::string& path) {
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return parse_config_text(buffer.str(), path);
+  return buffer.str();
 }
+
+json read_config_file(const std::string& path) { return parse_config_text(read_config_text(path), path); }
 
 namespace {
 

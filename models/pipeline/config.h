@@ -45,6 +45,9 @@ std::vector<sim::FaultSpec> default_faults();
 
 // Reads a config file; ConfigError (naming the file) if unreadable or malformed.
 nlohmann::json read_config_file(const std::string& path);
+// The file's bytes, read once (a pipe, e.g. <(...), cannot be read twice);
+// ConfigError naming the file when it cannot be read.
+std::string read_config_text(const std::string& path);
 // Parses config text read from `source` (named in messages); ConfigError if malformed.
 nlohmann::json parse_config_text(const std::string& text, const std::string& source);
 // Applies one "section.key=value" override to the raw JSON; the value is

@@ -150,6 +150,8 @@ int execute(const CheckArgs& args) {
     request.seeds = target - runs.size();
     request.threads = args.threads;
     request.reproduce = "pipesim run " + args.config;
+    request.progress = "pipesim check: seeds " + std::to_string(request.first_seed) + ".." +
+                       std::to_string(request.first_seed + request.seeds - 1);
     const auto more = simulate(config, request);
     if (!more) return 3;
     runs.insert(runs.end(), more->begin(), more->end());
@@ -202,7 +204,8 @@ Command register_check(CLI::App& app) {
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
   cmd->add_option("--expect", args->expect, "expectations JSON")->required();
   cmd->add_option("--seeds", args->seeds, "seeds, or \"auto\": add seeds until every decision is clear");
-  cmd->add_option("--max-seeds", args->max_seeds, "cap for --seeds auto")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-seeds", args->max_seeds, "cap for --seeds auto")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
   cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");

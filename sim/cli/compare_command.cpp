@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "models/pipeline/estimates.h"
 #include "sim/cli/commands.h"
@@ -58,21 +59,26 @@ std::vector<double> per_seed(const std::vector<sim::Metrics>& runs, const std::s
 
 int execute(const CompareArgs& args) {
   pipeline::Config a, b;
-  try {
-    a = load_config_input(args.a, args.overrides);
-    b = load_config_input(args.b, args.overrides);
-  } catch (const sim::ConfigError& e) {
-    std::cerr << "pipesim: " << e.what() << "\n";
-    return 2;
+  // Which of the two files is wrong, named.
+  for (auto [config, path, which] : {std::tuple{&a, &args.a, "A"}, std::tuple{&b, &args.b, "B"}}) {
+    try {
+      *config = load_config_input(*path, args.overrides);
+    } catch (const sim::ConfigError& e) {
+      std::cerr << "pipesim: " << which << " (" << (path->empty() ? "the production baseline" : *path)
+                << "): " << e.what() << "\n";
+      return 2;
+    }
   }
   SimulateRequest request;
   request.first_seed = static_cast<std::uint64_t>(a.run.first_seed);
   request.seeds = static_cast<std::uint64_t>(args.seeds > 0 ? args.seeds : a.run.seeds);
   request.threads = args.threads;
   request.reproduce = "pipesim run " + args.a;
+  request.progress = "pipesim compare: A";
   const auto runs_a = simulate(a, request);
   if (!runs_a) return 3;
   request.reproduce = "pipesim run " + args.b;
+  request.progress = "pipesim compare: B";
   const auto runs_b = simulate(b, request);
   if (!runs_b) return 3;
   const double days_a = run_days(a), days_b = run_days(b);
@@ -130,7 +136,7 @@ Command register_compare(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compare", "run two configs on the same seeds and compare them");
   cmd->add_option("a", args->a, "config A (the baseline)")->required();
   cmd->add_option("b", args->b, "config B (the what-if)")->required();
-  cmd->add_option("--seeds", args->seeds, "seeds (default: A's run.seeds)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seeds", args->seeds, "seeds (default: A's run.seeds)")->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
   cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override applied to both: section.key=value");

@@ -7,6 +7,9 @@
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
+#include "sim/cli/simulate.h"
+#include "sim/engine/interrupt.h"
+#include "sim/report/progress_line.h"
 #include "sim/report/story_lines.h"
 #include "sim/report/summary.h"
 
@@ -52,8 +55,12 @@ int execute(const ExplainArgs& args) {
   sim::Trace trace(/*detail=*/false);
   pipeline::TracedRun run;
   try {
+    const RunProgress progress("pipesim explain: seed " + std::to_string(args.seed), config);
     run = pipeline::run_scenario_traced(config, args.seed, trace);
+  } catch (const sim::Interrupted&) {
+    throw;  // main says so and exits 128 + signal
   } catch (const std::exception& e) {
+    sim::end_progress_line();
     std::cerr << "pipesim: internal error in seed " << args.seed << ": " << e.what() << "\n";
     return 3;
   }
@@ -109,7 +116,9 @@ Command register_explain(CLI::App& app) {
   auto args = std::make_shared<ExplainArgs>();
   CLI::App* cmd = app.add_subcommand("explain", "tell the story of one run, event by event");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
-  cmd->add_option("--seed", args->seed, "the seed to replay")->required();
+  cmd->add_option("--seed", args->seed, "the seed to replay")
+      ->required()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9007199254740991}));  // run's --seed range
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   cmd->add_option("--max-groups", args->max_groups, "record groups listed in the table");

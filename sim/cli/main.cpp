@@ -6,6 +6,8 @@
 #include <string>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/interrupts.h"
+#include "sim/engine/interrupt.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"pipesim: estimates duplicate and lost rows of a Kafka -> ClickHouse pipeline "
@@ -48,18 +50,29 @@ int main(int argc, char** argv) {
     std::cerr << "pipesim: " << e.what() << "\n(run 'pipesim --help' for usage)\n";
     return 2;
   }
-  for (const auto* sub : app.get_subcommands()) {
-    const std::string name = sub->get_name();
-    if (name == "run") return run();
-    if (name == "validate") return validate();
-    if (name == "decide") return decide();
-    if (name == "compare") return compare();
-    if (name == "check") return check();
-    if (name == "lint") return lint();
-    if (name == "explain") return explain();
-    if (name == "trace") return trace();
-    if (name == "sweep") return sweep();
-    if (name == "merge") return merge();
+  pipesim::cli::handle_interrupts();
+  const auto command = [&]() -> const pipesim::cli::Command* {
+    for (const auto* sub : app.get_subcommands()) {
+      const std::string name = sub->get_name();
+      if (name == "run") return &run;
+      if (name == "validate") return &validate;
+      if (name == "decide") return &decide;
+      if (name == "compare") return &compare;
+      if (name == "check") return &check;
+      if (name == "lint") return &lint;
+      if (name == "explain") return &explain;
+      if (name == "trace") return &trace;
+      if (name == "sweep") return &sweep;
+      if (name == "merge") return &merge;
+    }
+    return nullptr;
+  }();
+  if (command == nullptr) return 2;
+  try {
+    return (*command)();
+  } catch (const pipesim::sim::Interrupted& e) {
+    // Every subcommand writes its result only at the end (atomically): an
+    // interrupt that reaches here has written nothing.
+    return pipesim::cli::interrupted(e.signal());
   }
-  return 2;
 }

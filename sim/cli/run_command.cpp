@@ -1,4 +1,3 @@
-#include <csignal>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -10,6 +9,8 @@
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
+#include "sim/cli/interrupts.h"
+#include "sim/cli/simulate.h"
 #include "sim/config/duration.h"
 #include "sim/engine/interrupt.h"
 #include "sim/engine/invariant.h"
@@ -30,34 +31,6 @@ struct RunArgs {
   std::vector<std::string> overrides;
   std::string out;
 };
-
-// SIGINT/SIGTERM: the first asks the run to stop (no new seed starts, the
-// event loops give up within 2^16 events) and `run` exits 128+signal with
-// nothing written; a second one ends the program at once, removing the
-// temporary file of a result being written.
-extern "C" void on_interrupt(int signal) {
-  if (sim::interrupt_signal() != 0) {
-    sim::remove_temporary_output();
-    constexpr char kMessage[] = "pipesim: interrupted again, stopping now\n";
-    [[maybe_unused]] const auto n = ::write(2, kMessage, sizeof kMessage - 1);
-    ::_exit(128 + signal);
-  }
-  sim::request_interrupt(signal);
-}
-
-void handle_interrupts() {
-  struct sigaction action {};
-  action.sa_handler = on_interrupt;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
-int interrupted(int signal) {
-  std::cerr << "pipesim: interrupted (" << (signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal")
-            << "), no result written\n";
-  return 128 + signal;
-}
 
 std::string quote_args(const RunArgs& a) {
   std::string s = a.config.empty() ? "" : " " + a.config;
@@ -115,11 +88,20 @@ int execute(const RunArgs& a) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
   }
+  if (!a.out.empty()) {
+    try {
+      sim::check_output_path(a.out);  // before simulating, not after
+    } catch (const std::exception& e) {
+      std::cerr << "pipesim: " << e.what() << "\n";
+      return 2;
+    }
+  }
   sim::MonteCarloOptions mc;
   mc.first_seed = static_cast<std::uint64_t>(a.seed >= 0 ? a.seed : config.run.first_seed);
   mc.seeds = static_cast<std::uint64_t>(a.seed >= 0 ? 1 : (a.seeds > 0 ? a.seeds : config.run.seeds));
   mc.threads = a.threads > 0 ? a.threads : std::max(1u, std::thread::hardware_concurrency());
-  mc.progress = a.format == "table" && ::isatty(2) != 0;
+  const auto progress = seeds_progress("pipesim run", mc.seeds);
+  if (progress) mc.seed_done = *progress;
 
   std::vector<sim::Metrics> runs;
   try {
@@ -203,10 +185,7 @@ Command register_run(CLI::App& app) {
   cmd->add_flag("--per-seed", args->per_seed, "also report every seed's metrics");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   cmd->add_option("--out", args->out, "write the result to this file (atomically)");
-  return [args] {
-    handle_interrupts();
-    return execute(*args);
-  };
+  return [args] { return execute(*args); };
 }
 
 }  // namespace pipesim::cli

@@ -4,16 +4,19 @@
 // `pipesim merge`). See sim/report/sweep_directory.h for the files.
 #include <unistd.h>
 #include <chrono>
-#include <fstream>
+#include <cmath>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/interrupts.h"
 #include "sim/config/options.h"
+#include "sim/engine/interrupt.h"
 #include "sim/experiment/statistics.h"
 #include "sim/experiment/sweep_grid.h"
 #include "sim/experiment/sweep_runner.h"
@@ -39,13 +42,12 @@ struct SweepArgs {
   bool dry_run = false;
 };
 
-// A JSON file with its keys in file order (the grid's order numbers the points).
-OrderedJson read_ordered_json(const std::string& path) {
-  (void)pipeline::read_config_file(path);  // the readable errors: file, line, column
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return OrderedJson::parse(buffer.str());
+// A JSON file with its keys in file order (the grid's order numbers the
+// points), and the same as a plain config, from one read of the file.
+std::pair<OrderedJson, nlohmann::json> read_ordered_json(const std::string& path) {
+  const std::string text = pipeline::read_config_text(path);
+  nlohmann::json plain = pipeline::parse_config_text(text, path);  // the readable errors: file, line, column
+  return {OrderedJson::parse(text), std::move(plain)};
 }
 
 std::string assignment(const std::string& key, const OrderedJson& value) {
@@ -66,6 +68,18 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// This sweep's command line, to finish it with --resume after an interrupt.
+std::string sweep_command(const SweepArgs& a) {
+  std::string c = "pipesim sweep";
+  if (!a.config.empty()) c += " " + shell_quote(a.config);
+  if (!a.grid.empty()) c += " --grid " + shell_quote(a.grid);
+  for (const auto& o : a.overrides) c += " --set " + shell_quote(o);
+  if (a.seeds > 0) c += " --seeds " + std::to_string(a.seeds);
+  if (a.per_seed) c += " --per-seed";
+  if (!a.shard.empty()) c += " --shard " + shell_quote(a.shard);
+  return c + " --out " + shell_quote(a.out);
+}
+
 struct Plan {
   pipeline::Config base;
   sim::SweepGrid grid;
@@ -78,15 +92,16 @@ struct Plan {
 
 // Reads config, grid and overrides and checks every point; ConfigError otherwise.
 Plan make_plan(const SweepArgs& a) {
-  nlohmann::json raw =
-      a.config.empty() ? nlohmann::json::object() : pipeline::read_config_file(a.config);
+  OrderedJson ordered = OrderedJson::object();
+  nlohmann::json raw = nlohmann::json::object();
+  if (!a.config.empty()) std::tie(ordered, raw) = read_ordered_json(a.config);
   OrderedJson grid_json;
   std::string where;
   if (!a.grid.empty()) {
-    grid_json = read_ordered_json(a.grid);
+    grid_json = read_ordered_json(a.grid).first;
     where = a.grid;
   } else if (raw.is_object() && raw.contains("sweep")) {
-    grid_json = read_ordered_json(a.config)["sweep"];
+    grid_json = ordered["sweep"];
     where = "sweep";
   } else {
     throw sim::ConfigError(
@@ -191,11 +206,28 @@ int execute(const SweepArgs& a) {
 
   const auto start = std::chrono::steady_clock::now();
   const std::size_t todo = mine.size() - already;
+  // The ETA weighs each run by its point's cost: simulated seconds x
+  // (records/s)^1.5, the growth of CPU time with throughput that bench/
+  // measures (10x the records, ~33x the time).
+  std::vector<double> cost(todo);
+  double total_cost = 0;
+  for (std::size_t p = 0; p < todo; ++p) {
+    const pipeline::Config& c = plan.configs[already + p];
+    const double rate = std::max(1.0, static_cast<double>(c.workload.records_per_day) / 86400.0);
+    cost[p] = (c.run.duration + c.run.drain).as_seconds() * std::pow(rate, 1.5);
+    total_cost += cost[p] * static_cast<double>(plan.seeds);
+  }
   std::unique_ptr<sim::ProgressLine> progress;
-  if (::isatty(2) != 0 && todo > 0)
-    progress = std::make_unique<sim::ProgressLine>(todo, todo * plan.seeds);
+  if (sim::progress_wanted() && todo > 0) progress = std::make_unique<sim::ProgressLine>("pipesim sweep", total_cost);
   std::uint64_t points_done = 0;
   std::uint64_t runs_done = 0;
+  double cost_done = 0;
+  const auto show = [&] {
+    if (!progress) return;
+    progress->update(std::to_string(points_done) + "/" + std::to_string(todo) + " points  " +
+                         std::to_string(runs_done) + "/" + std::to_string(todo * plan.seeds) + " runs",
+                     points_done == todo ? total_cost : cost_done);
+  };
 
   sim::SweepRunOptions options;
   options.first_seed = plan.first_seed;
@@ -216,25 +248,33 @@ int execute(const SweepArgs& a) {
                               sim::summarize_runs(runs)),
               a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs) : std::string());
           ++points_done;
-          if (progress) progress->update(points_done, runs_done);
+          show();
         },
-        [&] {
+        [&](std::size_t position) {
           ++runs_done;
-          if (progress) progress->update(points_done, runs_done);
+          cost_done += cost[position];
+          show();
         });
     dir->finish();
+  } catch (const sim::Interrupted& e) {
+    // Finished points are in points.jsonl; --resume runs only the rest.
+    return interrupted(e.signal(), std::to_string(already + points_done) + " of " + std::to_string(mine.size()) +
+                                       " points are in " + a.out + "; finish with: " + sweep_command(a) +
+                                       " --resume");
   } catch (const sim::SweepRunFailure& e) {
+    sim::end_progress_line();
     const std::size_t p = mine[already + e.position()];
     std::string command = "pipesim run";
     if (!a.config.empty()) command += " " + shell_quote(a.config);
     for (const auto& o : a.overrides) command += " --set " + shell_quote(o);
     for (const auto& [key, value] : plan.grid.point(p))
       command += " --set " + shell_quote(assignment(key, value));
-    std::cerr << "\npipesim: internal error in sweep point " << p << ", seed " << e.seed() << ": "
+    std::cerr << "pipesim: internal error in sweep point " << p << ", seed " << e.seed() << ": "
               << e.what() << "\nreproduce with: " << command << " --seed " << e.seed() << "\n";
     return 3;
   } catch (const sim::SweepFileError& e) {
-    std::cerr << "\npipesim: " << e.what() << "\n";
+    sim::end_progress_line();
+    std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
   }
   const double seconds =
@@ -262,7 +302,7 @@ Command register_sweep(CLI::App& app) {
   cmd->add_option("--out", args->out,
                   "output directory: sweep.json, points.jsonl, [seeds.jsonl], summary.csv");
   cmd->add_option("--seeds", args->seeds, "seeds per point (default: run.seeds)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
   cmd->add_option("--threads", args->threads, "worker threads (results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--per-seed", args->per_seed,

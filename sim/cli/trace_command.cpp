@@ -8,11 +8,21 @@
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
+#include "sim/cli/simulate.h"
+#include "sim/engine/interrupt.h"
+#include "sim/report/progress_line.h"
 #include "sim/config/duration.h"
 #include "sim/report/chrome_trace.h"
 #include "sim/report/output_file.h"
 
 namespace pipesim::cli {
+namespace {
+
+// Timeline detail kept by default: an hour of the production baseline is some
+// tens of MB of trace events, what a browser's trace viewer opens comfortably.
+constexpr sim::Time kDefaultWindow = sim::Time::hours(1);
+
+}  // namespace
 
 Command register_trace(CLI::App& app) {
   struct Args {
@@ -25,10 +35,14 @@ Command register_trace(CLI::App& app) {
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("trace", "write a Perfetto / chrome://tracing timeline of one run");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
-  cmd->add_option("--seed", args->seed, "the seed to replay")->required();
+  cmd->add_option("--seed", args->seed, "the seed to replay")
+      ->required()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9007199254740991}));  // run's --seed range
   cmd->add_option("--out", args->out, "trace file to write (atomically)")->required();
-  cmd->add_option("--from", args->from, "keep timeline detail from this time (e.g. 1h)");
-  cmd->add_option("--to", args->to, "keep timeline detail up to this time (e.g. 2h)");
+  cmd->add_option("--from", args->from, "keep timeline detail from this time (e.g. 1h; default 0s)");
+  cmd->add_option("--to", args->to,
+                  "keep timeline detail up to this time (e.g. 2h30m; default: the end, or 1h for a longer run "
+                  "when neither is given)");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   return [args] {
     pipeline::Config config;
@@ -41,19 +55,49 @@ Command register_trace(CLI::App& app) {
         if (!t) throw sim::ConfigError(std::string(flag) + " expects a duration such as \"1h\" or \"1h30m\", found \"" + text + "\"");
         *field = *t;
       }
+      if (from > to) {
+        throw sim::ConfigError("--from " + args->from + " is later than --to " + args->to);
+      }
+      const sim::Time end = config.run.duration + config.run.drain;
+      if (from > end) {
+        throw sim::ConfigError("--from " + args->from + " is after the run's end (" + sim::format_duration(end) +
+                               ": run.duration + run.drain)");
+      }
     } catch (const sim::ConfigError& e) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;
     }
+    try {
+      sim::check_output_path(args->out);  // before simulating, not after
+    } catch (const std::exception& e) {
+      std::cerr << "pipesim: " << e.what() << "\n";
+      return 2;
+    }
+    // A long run's every put and insert makes a trace too big for a browser:
+    // unless a window is asked for, timeline detail stays in the first
+    // kDefaultWindow; the story (faults, what the framework did) stays whole.
+    const sim::Time end = config.run.duration + config.run.drain;
+    if (args->from.empty() && args->to.empty() && end > kDefaultWindow) {
+      to = kDefaultWindow;
+      std::cerr << "pipesim trace: the run is " << sim::format_wall_seconds(end.as_seconds()) << " long: timeline detail kept for "
+                << "0s.." << sim::format_duration(kDefaultWindow)
+                << " only (the story is whole); choose the window with --from/--to, e.g. --from 13h --to 14h30m\n";
+    }
     sim::Trace trace(/*detail=*/true, from, to);
     try {
+      const RunProgress progress("pipesim trace: seed " + std::to_string(args->seed), config);
       pipeline::run_scenario_traced(config, args->seed, trace);
+    } catch (const sim::Interrupted&) {
+      throw;  // main says so and exits 128 + signal
     } catch (const std::exception& e) {
+      sim::end_progress_line();
       std::cerr << "pipesim: internal error in seed " << args->seed << ": " << e.what() << "\n";
       return 3;
     }
     try {
       sim::write_file_atomically(args->out, sim::chrome_trace_json(trace, "pipesim seed " + std::to_string(args->seed)));
+    } catch (const sim::Interrupted&) {
+      throw;
     } catch (const std::exception& e) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;

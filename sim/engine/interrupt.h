@@ -4,7 +4,10 @@
 // changes a result: a run that is not interrupted is the same either way.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
+
+#include "sim/engine/time.h"
 
 namespace pipesim::sim {
 
@@ -25,5 +28,12 @@ void request_interrupt(int signal) noexcept;
 void clear_interrupt() noexcept;
 // Throws Interrupted if a signal was recorded.
 void throw_if_interrupted();
+
+// What the event loop does every 2^16 events: throw_if_interrupted(), then
+// tell this thread's observer (if any) how far simulated time has come: the
+// progress line of a command that runs one seed. Observing never changes a run.
+void checkpoint(Time now);
+// Sets (or, with an empty function, clears) the calling thread's observer.
+void observe_progress(std::function<void(Time)> observer);
 
 }  // namespace pipesim::sim

@@ -33,12 +33,9 @@ std::vector<Metrics> run_monte_carlo(const MonteCarloOptions& options, const Run
         errors[i] = e.what();
       }
       const std::uint64_t finished = done.fetch_add(1) + 1;
-      if (options.progress) {
+      if (options.seed_done) {
         const std::lock_guard<std::mutex> lock(progress_mutex);
-        std::fprintf(stderr, "\rpipesim: %llu/%llu seeds", static_cast<unsigned long long>(finished),
-                     static_cast<unsigned long long>(options.seeds));
-        if (finished == options.seeds) std::fputc('\n', stderr);
-        std::fflush(stderr);
+        options.seed_done(finished);
       }
     }
   };

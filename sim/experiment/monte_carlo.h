@@ -19,7 +19,9 @@ struct MonteCarloOptions {
   std::uint64_t first_seed = 1;
   std::uint64_t seeds = 1;
   unsigned threads = 1;
-  bool progress = false;  // a progress line on stderr
+  // Called (one call at a time) with the number of finished seeds after each
+  // seed: the CLI's progress line. Never changes a result.
+  std::function<void(std::uint64_t finished)> seed_done;
 };
 
 // Returns one Metrics per seed, in seed order. If a run throws, the error of

@@ -7,6 +7,8 @@
 #include <optional>
 #include <thread>
 
+#include "sim/engine/interrupt.h"
+
 namespace pipesim::sim {
 
 void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSeedRun& run,
@@ -29,6 +31,7 @@ void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSe
 
   const auto worker = [&] {
     while (!stop.load()) {
+      if (interrupt_signal() != 0) return;  // finished points are handed on; the rest waits for --resume
       const std::uint64_t u = next.fetch_add(1);
       if (u >= total) return;
       const std::size_t position = static_cast<std::size_t>(u / seeds);
@@ -37,6 +40,8 @@ void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSe
       std::optional<std::string> error;
       try {
         metrics = run(position, options.first_seed + s);
+      } catch (const Interrupted&) {
+        return;  // a user's interrupt, not a failing run
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -52,7 +57,7 @@ void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSe
       if (results[position].empty()) results[position].resize(seeds);
       results[position][s] = std::move(metrics);
       --remaining[position];
-      if (run_done) run_done();
+      if (run_done) run_done(position);
       // Hand on every complete point at the front, unless an earlier run failed
       // (then points after the failing one must not be written).
       while (frontier < points && remaining[frontier] == 0 && !done_error &&
@@ -77,6 +82,7 @@ void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSe
   for (auto& t : pool) t.join();
 
   if (done_error) std::rethrow_exception(done_error);
+  throw_if_interrupted();
   if (failed_run) {
     throw SweepRunFailure(static_cast<std::size_t>(*failed_run / seeds),
                           options.first_seed + *failed_run % seeds, failure);

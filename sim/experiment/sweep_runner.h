@@ -28,14 +28,16 @@ using PointSeedRun = std::function<Metrics(std::size_t position, std::uint64_t s
 // A finished point (its position), with one Metrics per seed in seed order.
 // Called from one thread at a time, in position order.
 using PointDone = std::function<void(std::size_t position, const std::vector<Metrics>& runs)>;
-// Called (from one thread at a time) after every finished run.
-using RunDone = std::function<void()>;
+// Called (from one thread at a time) after every finished run, with its point's position.
+using RunDone = std::function<void(std::size_t position)>;
 
 // Runs `points` points (positions 0..points-1). If a run throws, no new run
 // starts, the threads finish what they are running, points before the failing
 // one are still handed on, and the failure of the earliest (position, seed) is
 // thrown as SweepRunFailure. An exception thrown by `done` stops the sweep the
-// same way and is rethrown as it is.
+// same way and is rethrown as it is. After a user's interrupt
+// (sim/engine/interrupt.h) no new run starts, runs in progress stop, the
+// points already complete are handed on, and Interrupted is thrown.
 void run_sweep(std::size_t points, const SweepRunOptions& options, const PointSeedRun& run,
                const PointDone& done, const RunDone& run_done = {});
 

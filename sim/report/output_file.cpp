@@ -1,5 +1,6 @@
 #include "sim/report/output_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <atomic>
@@ -29,6 +30,27 @@ void write_all(std::FILE* f, const std::string& path, const std::string& content
 }
 
 }  // namespace
+
+void check_output_path(const std::string& path) {
+  const auto fail = [&path](const std::string& reason) {
+    throw std::runtime_error("cannot write " + path + ": " + reason);
+  };
+  if (path.empty()) fail("empty path");
+  struct stat target {};
+  if (::stat(path.c_str(), &target) == 0) {
+    if (S_ISDIR(target.st_mode)) fail("Is a directory");
+    if (!S_ISREG(target.st_mode)) {  // /dev/stdout, a FIFO: written directly
+      if (::access(path.c_str(), W_OK) != 0) fail(std::strerror(errno));
+      return;
+    }
+  }
+  // The same temporary name the write will use, created and removed.
+  const std::string probe = path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT, 0644);
+  if (fd < 0) fail(std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   struct stat target {};

@@ -14,6 +14,12 @@ namespace pipesim::sim {
 // (/dev/stdout, a FIFO) is written to directly: it cannot be replaced.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+// Checks, before any work, that write_file_atomically(path, ...) can succeed:
+// the path is not a directory, its directory exists, and a file can be
+// created there (a probe file is created and removed at once). Throws
+// std::runtime_error "cannot write PATH: reason" otherwise.
+void check_output_path(const std::string& path);
+
 // For a signal handler that ends the program at once: removes the temporary
 // file of a write in progress, if any. Async-signal-safe.
 void remove_temporary_output() noexcept;
