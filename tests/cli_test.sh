@@ -526,6 +526,21 @@ bad_exact "--set on a file that is not an object" \
   'pipesim: config error at (top level): expected an object with sections, found [1,2]' \
   "$PIPESIM" validate "$TMP/array.json" --set run.seeds=3
 
+write bad_duration.json '{"run": {"duration": "2 hours"}}'
+bad_exact "a config error in compare B names B's file" \
+  "pipesim: B ($TMP/bad_duration.json): config error at run.duration: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, s, ms, us) from 1s to 3650d, found \"2 hours\"" \
+  "$PIPESIM" compare "$CFG" "$TMP/bad_duration.json"
+bad_exact "trace --from later than --to" 'pipesim: --from 2h is later than --to 1h' \
+  "$PIPESIM" trace --seed 1 --from 2h --to 1h --out "$TMP/t.json"
+bad_exact "trace --from after the run's end" "pipesim: --from 3d is after the run's end (1470m: run.duration + run.drain)" \
+  "$PIPESIM" trace --seed 1 --from 3d --out "$TMP/t.json"
+bad_exact "explain --seed out of run's range" "pipesim: --seed: Value -1 not in range 0 to 9007199254740991$USAGE" \
+  "$PIPESIM" explain --seed -1
+bad_exact "trace --out not writable, before simulating" "pipesim: cannot write $TMP/missing-dir/t.json: No such file or directory" \
+  "$PIPESIM" trace --seed 1 --out "$TMP/missing-dir/t.json"
+bad_exact "compare --seeds 0" "pipesim: --seeds: Value 0 not in range 1 to 100000000$USAGE" \
+  "$PIPESIM" compare "$CFG" "$CFG" --seeds 0
+
 # decide: a bad case line stops the stream at that line.
 bad_case() {  # bad_case NAME LINE EXACT_MESSAGE_AFTER_"line 1: "
   run_stdin "$2"$'\n' "$PIPESIM" decide --cases -
