@@ -110,6 +110,48 @@ else
   fail "validate REST-form connector: exactlyOnce read, connector.class listed as ignored" "$(show)"
 fi
 
+# Real inputs on every command that takes a config: the three Connect REST bodies as whole
+# files give the same connector, and the properties files are read by each command.
+write post.json '{"name":"sink","config":{"connector.class":"com.clickhouse.kafka.connect.ClickHouseSinkConnector","tasks.max":"2","exactlyOnce":"true","consumer.override.max.poll.records":"200"}}'
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); json.dump(d["config"], open(sys.argv[2],"w")); d["tasks"]=[{"connector":"sink","task":0}]; d["type"]="sink"; json.dump(d, open(sys.argv[3],"w"))' \
+  "$TMP/post.json" "$TMP/put.json" "$TMP/get.json"
+for body in post put get; do
+  run "$PIPESIM" validate --print "$TMP/$body.json"
+  if [ "$RC" -eq 0 ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["connect"]["tasks.max"]==2 and d["connect"]["max.poll.records"]==200 and d["connector"]["exactlyOnce"] else 1)' "$OUT"; then
+    pass "a Connect REST $body body as the whole file: tasks.max, the consumer override and exactlyOnce read"
+  else
+    fail "a Connect REST $body body as the whole file" "$(show)"
+  fi
+done
+printf '# worker\nbootstrap.servers=k:9092\noffset.flush.interval.ms=10000\nsession.timeout.ms=20000\nconsumer.max.poll.records=300\nplugin.path=/a,\\\n  /b\n' >"$TMP/worker.properties"
+printf 'max.poll.interval.ms: 600000\n' >"$TMP/consumer.properties"
+printf 'acks=1\ncompression.type=lz4\n' >"$TMP/producer.properties"
+PROPS=(--worker-properties "$TMP/worker.properties" --consumer-properties "$TMP/consumer.properties" --producer-properties "$TMP/producer.properties")
+run "$PIPESIM" validate --print "${PROPS[@]}"
+if [ "$RC" -eq 0 ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["connect"]; sys.exit(0 if (c["offset.flush.interval.ms"],c["worker.session.timeout.ms"],c["session.timeout.ms"],c["max.poll.records"],c["max.poll.interval.ms"],d["producer"]["acks"])==(10000,20000,45000,300,600000,"1") else 1)' "$OUT"; then
+  pass "properties files: each key where it means what it means (the worker's session.timeout.ms is its group's)"
+else
+  fail "properties files: each key where it means what it means" "$(show)"
+fi
+run "$PIPESIM" validate "${PROPS[@]}"
+if grep -qxF "ignored (a real property pipesim does not model): $TMP/worker.properties: plugin.path" "$OUT" &&
+   grep -qxF "ignored (a real property pipesim does not model): $TMP/producer.properties: compression.type" "$OUT"; then
+  pass "properties files: real keys not modelled are listed as ignored, naming the file"
+else
+  fail "properties files: real keys not modelled are listed as ignored, naming the file" "$(show)"
+fi
+for cmd in "run --seeds 1" "explain --seed 1" "lint --format json" "compare $CFG --seeds 1" "check --seeds 1 --expect $TMP/pass_any.json" "trace --seed 1 --out $TMP/props_trace.json"; do
+  write pass_any.json '{"expect":[{"metric":"lost_records","max":1e18}]}'
+  # shellcheck disable=SC2086
+  run "$PIPESIM" ${cmd%% *} "$CFG" ${cmd#* } "${PROPS[@]}"
+  [ "${cmd%% *}" == lint ] && [ "$RC" -eq 1 ] && RC=0
+  if [ "$RC" -eq 0 ]; then
+    pass "${cmd%% *} takes the properties files"
+  else
+    fail "${cmd%% *} takes the properties files" "$(show)"
+  fi
+done
+
 # Bad configs: exit 2, nothing on stdout, the message (path, expected, found) on stderr.
 bad_config() {  # bad_config NAME JSON EXACT_MESSAGE
   write bad.json "$2"
@@ -540,6 +582,27 @@ bad_exact "trace --out not writable, before simulating" "pipesim: cannot write $
   "$PIPESIM" trace --seed 1 --out "$TMP/missing-dir/t.json"
 bad_exact "compare --seeds 0" "pipesim: --seeds: Value 0 not in range 1 to 100000000$USAGE" \
   "$PIPESIM" compare "$CFG" "$CFG" --seeds 0
+
+printf '# the tasks\x27 consumer\nmax.poll.records=abc\n' >"$TMP/badvalue.properties"
+bad_exact "a bad value in a properties file" \
+  "pipesim: config error: $TMP/badvalue.properties: line 2: max.poll.records: expected an integer from 1 to 2147483647, found \"abc\"" \
+  "$PIPESIM" validate --consumer-properties "$TMP/badvalue.properties"
+printf 'max.pol.records=5\n' >"$TMP/typo.properties"
+bad_exact "a key the real ConfigDef does not define" \
+  "pipesim: config error: $TMP/typo.properties: line 1: unknown key \"max.pol.records\" (not a key of Kafka 3.7's ConsumerConfig); did you mean \"max.poll.records\"?" \
+  "$PIPESIM" validate --consumer-properties "$TMP/typo.properties"
+printf 'max.poll.records=10\n' >"$TMP/plainconsumer.properties"
+bad_exact "a consumer key in a worker's properties" \
+  "pipesim: config error: $TMP/plainconsumer.properties: line 1: \"max.poll.records\" is a consumer key: a worker passes it to its tasks' consumers as \"consumer.max.poll.records\"" \
+  "$PIPESIM" validate --worker-properties "$TMP/plainconsumer.properties"
+write source.json '{"name": "s", "config": {}, "tasks": [], "type": "source"}'
+bad_exact "a GET body of a source connector" \
+  'pipesim: config error at connector.type: expected "sink" (the ClickHouse sink connector), found "source"' \
+  "$PIPESIM" validate "$TMP/source.json"
+write clientversion.json '{"connector": {"clientVersion": "V2"}}'
+bad_exact "a sink key the connector does not define" \
+  'pipesim: config error at connector.clientVersion: unknown key; did you mean "client_version"?' \
+  "$PIPESIM" validate "$TMP/clientversion.json"
 
 # decide: a bad case line stops the stream at that line.
 bad_case() {  # bad_case NAME LINE EXACT_MESSAGE_AFTER_"line 1: "

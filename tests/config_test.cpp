@@ -368,9 +368,9 @@ TEST(ConfigErrors, UnreadableFile) {
             "config error: cannot read " + path + ": No such file or directory");
 }
 
-// BUG (reported, not fixed here): a directory opens as an ifstream on Linux and
-// reads as empty, so it is reported as "malformed JSON at line 1, column 1:
-// ... unexpected end of input" instead of "cannot read DIR: Is a directory".
+// Regression: a directory opens as an ifstream on Linux and reads as empty;
+// it was reported as "malformed JSON at line 1, column 1: ... unexpected end
+// of input" instead of "cannot read DIR: Is a directory".
 TEST(ConfigErrors, DirectoryIsUnreadable) {
   TempDir dir;
   const std::string path = dir.path("");
@@ -700,21 +700,19 @@ TEST(ConfigOverride, IntoARestFormConnector) {
   EXPECT_EQ(c.connector.name, "x");
 }
 
-// BUG (reported, not fixed here): in the REST form the outer "name" silently
-// overwrites config.name, so `--set connector.name=...` (which apply_override
-// writes under "config") has no effect. Real Connect refuses a config.name that
-// differs from the outer name. Expected: the override takes effect (or an
-// error); observed: name stays "x". Enable once fixed.
+// Regression: in the REST form the outer "name" silently overwrote
+// config.name, so `--set connector.name=...` (which apply_override writes
+// under "config") had no effect. Real Connect refuses a config.name that
+// differs from the outer name; the override now sets both.
 TEST(ConfigOverride, NameIntoARestFormConnector) {
   json raw = json::parse(R"({"connector": {"name": "x", "config": {}}})");
   apply_override(raw, "connector.name=y");
   EXPECT_EQ(load_config(raw).connector.name, "y");
 }
 
-// BUG (reported, not fixed here): the value of --set is parsed as JSON first,
-// so `--set producer.acks=1` gives the number 1 and is refused ("expected one
-// of \"all\" \"-1\" \"1\" \"0\", found 1"); the same for a numeric topic name.
-// Only `producer.acks="1"` works. Enable once fixed.
+// Regression: the value of --set is parsed as JSON first, so
+// `--set producer.acks=1` gave the number 1 and was refused; the same for a
+// numeric topic name. An integer now stands for its text.
 TEST(ConfigOverride, NumericLookingStringChoice) {
   json raw = json::object();
   apply_override(raw, "producer.acks=1");
@@ -815,18 +813,17 @@ TEST(ConfigConnector, RestFormErrors) {
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnc": "true"}}})")),
             "config error at connector.config.exactlyOnc: unknown key; did you mean "
             "\"exactlyOnce\"?");
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {}, "tasks": []}})")),
-            "config error at connector.tasks: unknown key in a Connect REST connector (expected "
-            "\"name\" and \"config\")");
+  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {}, "status": []}})")),
+            "config error at connector.status: unknown key in a Connect REST connector (expected "
+            "\"name\" and \"config\", and \"tasks\" and \"type\" of a GET)");
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": "a=b"}})")),
             "config error at connector.config: expected an object, found \"a=b\"");
   EXPECT_EQ(load_error(json::parse(R"({"connector": 5})")),
             "config error at connector: expected an object, found 5");
 }
 
-// BUG (reported, not fixed here): a bad consumer.override.max.poll.records is
-// reported at "connector.config.max.poll.records", a path that is not in the
-// user's JSON. Enable once fixed.
+// Regression: a bad consumer.override.max.poll.records was reported at
+// "connector.config.max.poll.records", a path that is not in the user's JSON.
 TEST(ConfigConnector, BadConsumerOverrideNamesItsOwnPath) {
   EXPECT_EQ(load_error(json::parse(
                 R"({"connector": {"name": "x", "config": {"consumer.override.max.poll.records": "0"}}})")),
@@ -834,11 +831,10 @@ TEST(ConfigConnector, BadConsumerOverrideNamesItsOwnPath) {
             "integer from 1 to 2147483647, found \"0\"");
 }
 
-// BUG (reported, not fixed here): connect_options.h declares
-// v.alias("consumer.max.poll.records", ...) after v.integer("max.poll.records"),
-// so when the integer is read the alias is not registered yet; finish() then
-// skips the alias key as known. The value is silently dropped (300 -> 500) and
-// a bad value ("junk") is silently accepted. Enable once fixed.
+// Regression: connect_options.h declared v.alias("consumer.max.poll.records",
+// ...) after v.integer("max.poll.records"), so the alias was not registered
+// when the integer was read: the value was silently dropped (300 -> 500) and a
+// bad value ("junk") silently accepted.
 TEST(ConfigConnector, ConsumerPrefixAliasInConnectSection) {
   const Config c = load_text(R"({"connect": {"consumer.max.poll.records": 300}})");
   EXPECT_EQ(c.connect.max_poll_records, 300);
@@ -847,8 +843,8 @@ TEST(ConfigConnector, ConsumerPrefixAliasInConnectSection) {
             0u);
 }
 
-// BUG (reported, not fixed here): a non-string outer "name" of a REST-form
-// connector is reported at "connector.config.name", which is not where it is.
+// Regression: a non-string outer "name" of a REST-form connector was reported
+// at "connector.config.name", which is not where it is.
 TEST(ConfigConnector, BadRestNameNamesItsOwnPath) {
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": 5, "config": {}}})")),
             "config error at connector.name: expected a string, found 5");

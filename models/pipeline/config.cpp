@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "models/keeper/closed_loop.h"
+#include "models/pipeline/real_keys.h"
 #include "models/sink/jdbc_properties.h"
 #include "sim/config/duration.h"
 #include "sim/engine/random.h"
@@ -37,6 +38,9 @@ void read_section(const json& raw, const std::string& name, Options& options,
     sim::throw_config_error(where, "expected an object, found " + sim::describe_json_value(*it));
   }
   OptionReader reader(*it, where, strings_allowed);
+  if (name == "producer" || name == "connect") {
+    reader.real_keys([name](std::string_view key) { return real_key(name, key); }, real_key_candidates(name));
+  }
   visit(reader, options);
   ignored.insert(ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
 }
@@ -378,7 +382,21 @@ std::string read_config_text(const std::string& path) {
   return buffer.str();
 }
 
-json read_config_file(const std::string& path) { return parse_config_text(read_config_text(path), path); }
+json read_config_file(const std::string& path) {
+  return connect_rest_document(parse_config_text(read_config_text(path), path));
+}
+
+json connect_rest_document(json raw) {
+  if (!raw.is_object()) return raw;
+  const bool has_section = std::any_of(kSections.begin(), kSections.end(),
+                                       [&](const std::string& s) { return raw.contains(s); });
+  if (has_section) return raw;
+  // POST /connectors {"name", "config"}, or GET /connectors/NAME {"name", "config", "tasks", "type"}.
+  if (raw.contains("name") && raw.contains("config")) return json{{"connector", std::move(raw)}};
+  // PUT /connectors/NAME/config: the flat map of the connector's properties.
+  if (raw.contains("connector.class")) return json{{"connector", json{{"config", std::move(raw)}}}};
+  return raw;
+}
 
 namespace {
 
@@ -534,11 +552,16 @@ Config load_config(const json& raw, bool lint) {
     }
     if (rest_form) {
       for (const auto& [key, value] : it->items()) {
-        if (key != "name" && key != "config") {
+        if (key != "name" && key != "config" && key != "tasks" && key != "type") {
           sim::throw_config_error("connector." + key,
                                   "unknown key in a Connect REST connector (expected \"name\" and "
-                                  "\"config\")");
+                                  "\"config\", and \"tasks\" and \"type\" of a GET)");
         }
+      }
+      // GET /connectors/NAME's "type": this sink, not a source connector.
+      if (it->contains("type") && (*it)["type"] != "sink") {
+        sim::throw_config_error("connector.type", "expected \"sink\" (the ClickHouse sink connector), found " +
+                                                      sim::describe_json_value((*it)["type"]));
       }
       if (it->contains("name")) {
         const json& name = (*it)["name"];
@@ -555,43 +578,50 @@ Config load_config(const json& raw, bool lint) {
       }
     }
     // Properties of the framework that a connector config carries map onto
-    // the connect section (consumer.override.* is Connect's per-connector
-    // consumer override); given in both places they must agree.
+    // the connect section: tasks.max, and consumer.override.* of the
+    // consumer properties pipesim models (Connect's per-connector override of
+    // the tasks' consumer, AbstractHerder's connector client config override
+    // policy permitting); given in both places they must agree.
     connect::ConnectOptions from_connector = c.connect;
     {
       json framework = json::object();
-      for (const char* key : {"tasks.max", "consumer.override.max.poll.records"}) {
-        if (props.contains(key)) {
-          framework[key] = props[key];
-          props.erase(key);
-        }
+      std::vector<std::pair<std::string, std::string>> given;  // (key as given, key in connect)
+      if (props.contains("tasks.max")) given.emplace_back("tasks.max", "tasks.max");
+      for (const char* key : {"max.poll.records", "session.timeout.ms", "heartbeat.interval.ms",
+                              "max.poll.interval.ms", "fetch.max.wait.ms", "fetch.min.bytes",
+                              "max.partition.fetch.bytes", "fetch.max.bytes"}) {
+        const std::string override_key = std::string("consumer.override.") + key;
+        if (props.contains(override_key)) given.emplace_back(override_key, key);
       }
       OptionReader reader(framework, path, rest_form);
-      reader.integer("tasks.max", from_connector.tasks_max, 1, 100000, "");
-      reader.integer("consumer.override.max.poll.records", from_connector.max_poll_records, 1, 2147483647, "");
+      for (const auto& [as_given, key] : given) {
+        framework[as_given] = props[as_given];
+        props.erase(as_given);
+        if (as_given != key) reader.alias(as_given, key);
+      }
+      visit(reader, from_connector);
       const json* connect_raw = raw.contains("connect") ? &raw["connect"] : nullptr;
-      const auto check_agrees = [&](const char* key, const char* connect_key, std::int64_t mine,
-                                    std::int64_t theirs) {
-        if (framework.contains(key) && connect_raw && connect_raw->contains(connect_key) && mine != theirs) {
-          sim::throw_config_error(path + "." + key, "expected the same value as connect." +
-                                                        std::string(connect_key) + " (" +
-                                                        std::to_string(theirs) + "), found " +
-                                                        std::to_string(mine));
+      nlohmann::ordered_json mine, theirs;
+      sim::OptionWriter write_mine(mine), write_theirs(theirs);
+      visit(write_mine, from_connector);
+      visit(write_theirs, c.connect);
+      for (const auto& [as_given, key] : given) {
+        if (connect_raw && connect_raw->contains(key) && mine[key] != theirs[key]) {
+          sim::throw_config_error(path + "." + as_given, "expected the same value as connect." + key + " (" +
+                                                             theirs[key].dump() + "), found " + mine[key].dump());
         }
-      };
-      check_agrees("tasks.max", "tasks.max", from_connector.tasks_max, c.connect.tasks_max);
-      check_agrees("consumer.override.max.poll.records", "max.poll.records",
-                   from_connector.max_poll_records, c.connect.max_poll_records);
+      }
     }
     OptionReader reader(props, path, rest_form);
+    reader.real_keys([](std::string_view key) { return real_key("connector", key); },
+                     real_key_candidates("connector"));
     visit(reader, c.connector);
     c.ignored.insert(c.ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
     const sink::JdbcProperties jdbc =
         sink::parse_jdbc_properties(c.connector.jdbc_connection_properties, path + ".jdbcConnectionProperties");
     c.connector.socket_timeout = jdbc.socket_timeout;
     c.ignored.insert(c.ignored.end(), jdbc.ignored.begin(), jdbc.ignored.end());
-    c.connect.tasks_max = from_connector.tasks_max;
-    c.connect.max_poll_records = from_connector.max_poll_records;
+    c.connect = from_connector;
   }
 
   if (const auto it = raw.find("faults"); it != raw.end()) {

@@ -44,7 +44,14 @@ const std::vector<std::string>& fault_kinds();
 std::vector<sim::FaultSpec> default_faults();
 
 // Reads a config file; ConfigError (naming the file) if unreadable or malformed.
+// Reads a config file: a pipesim config, or a connector as the Connect REST
+// API has it (connect_rest_document).
 nlohmann::json read_config_file(const std::string& path);
+// A document that is a Connect REST body on its own — POST /connectors
+// {"name", "config"}, GET /connectors/NAME {"name", "config", "tasks", "type"},
+// or PUT /connectors/NAME/config (the flat map, told by its
+// "connector.class") — becomes {"connector": ...}; anything else is returned as is.
+nlohmann::json connect_rest_document(nlohmann::json raw);
 // The file's bytes, read once (a pipe, e.g. <(...), cannot be read twice);
 // ConfigError naming the file when it cannot be read.
 std::string read_config_text(const std::string& path);

@@ -66,13 +66,7 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
   v.integer("timeoutSeconds", o.timeout_seconds, 1, 2147483,
             "the ping timeout of a task's start check (ClickHouseHelperClient.ping, retryCount "
             "attempts); inserts and state queries wait socket_timeout");
-  v.ignored({"connector.class", "hostname", "port", "username", "password",
-             "database", "ssl", "sslrootcert", "clickhouseSettings",
-             "topic2TableMap", "key.converter", "value.converter", "key.converter.schemas.enable",
-             "value.converter.schemas.enable", "schemas.enable", "zkPath", "zkDatabase",
-             "keeperOnCluster", "suppressTableExistenceException", "errors.retry.timeout",
-             "errors.retry.delay.max.ms", "transforms", "dateTimeFormats", "tableRefreshInterval",
-             "clientVersion", "keepAlive", "bypassRowBinary", "consumer.override.fetch.min.bytes", "consumer.override.fetch.max.wait.ms"});
+  // Other real keys are accepted and listed as ignored (models/pipeline/real_keys.h).
   v.finish();
 }
 

@@ -27,6 +27,7 @@ struct CheckArgs {
   unsigned threads = 0;
   std::string format = "table";
   std::vector<std::string> overrides;
+  pipeline::PropertiesFiles properties;
 };
 
 struct Expectation {
@@ -116,7 +117,7 @@ int execute(const CheckArgs& args) {
   pipeline::Config config;
   std::vector<Expectation> expectations;
   try {
-    config = load_config_input(args.config, args.overrides);
+    config = load_config_input(args.config, args.overrides, args.properties);
     sim::Metrics probe;
     for (const auto& name : pipeline::metric_names()) probe.push_back({name, 0.0});
     expectations = read_expectations(args.expect, {probe});
@@ -209,6 +210,7 @@ Command register_check(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
+  add_properties_options(cmd, args->properties);
   return [args] { return execute(*args); };
 }
 

@@ -22,6 +22,7 @@ struct CompareArgs {
   unsigned threads = 0;
   std::string format = "table";
   std::vector<std::string> overrides;
+  pipeline::PropertiesFiles properties;
 };
 
 // Headline quantities; for all of them lower is better.
@@ -62,7 +63,7 @@ int execute(const CompareArgs& args) {
   // Which of the two files is wrong, named.
   for (auto [config, path, which] : {std::tuple{&a, &args.a, "A"}, std::tuple{&b, &args.b, "B"}}) {
     try {
-      *config = load_config_input(*path, args.overrides);
+      *config = load_config_input(*path, args.overrides, args.properties);
     } catch (const sim::ConfigError& e) {
       std::cerr << "pipesim: " << which << " (" << (path->empty() ? "the production baseline" : *path)
                 << "): " << e.what() << "\n";
@@ -140,6 +141,7 @@ Command register_compare(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override applied to both: section.key=value");
+  add_properties_options(cmd, args->properties);
   return [args] { return execute(*args); };
 }
 

@@ -21,6 +21,7 @@ struct ExplainArgs {
   std::uint64_t seed = 1;
   std::string format = "table";
   std::vector<std::string> overrides;
+  pipeline::PropertiesFiles properties;
   std::size_t max_groups = 50;
 };
 
@@ -47,7 +48,7 @@ std::string group_text(const ledger::FateGroup& g) {
 int execute(const ExplainArgs& args) {
   pipeline::Config config;
   try {
-    config = load_config_input(args.config, args.overrides);
+    config = load_config_input(args.config, args.overrides, args.properties);
   } catch (const sim::ConfigError& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
@@ -121,6 +122,7 @@ Command register_explain(CLI::App& app) {
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9007199254740991}));  // run's --seed range
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
+  add_properties_options(cmd, args->properties);
   cmd->add_option("--max-groups", args->max_groups, "record groups listed in the table");
   return [args] { return execute(*args); };
 }

@@ -29,6 +29,7 @@ struct RunArgs {
   std::string format = "table";
   bool per_seed = false;
   std::vector<std::string> overrides;
+  pipeline::PropertiesFiles properties;
   std::string out;
 };
 
@@ -83,7 +84,7 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
 int execute(const RunArgs& a) {
   pipeline::Config config;
   try {
-    config = load_config_input(a.config, a.overrides);
+    config = load_config_input(a.config, a.overrides, a.properties);
   } catch (const sim::ConfigError& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
@@ -184,6 +185,7 @@ Command register_run(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_flag("--per-seed", args->per_seed, "also report every seed's metrics");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
+  add_properties_options(cmd, args->properties);
   cmd->add_option("--out", args->out, "write the result to this file (atomically)");
   return [args] { return execute(*args); };
 }

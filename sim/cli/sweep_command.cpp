@@ -14,6 +14,7 @@
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/config_input.h"
 #include "sim/cli/interrupts.h"
 #include "sim/config/options.h"
 #include "sim/engine/interrupt.h"
@@ -37,6 +38,7 @@ struct SweepArgs {
   unsigned threads = 0;
   bool per_seed = false;
   std::vector<std::string> overrides;
+  pipeline::PropertiesFiles properties;
   std::string shard;
   bool resume = false;
   bool dry_run = false;
@@ -74,6 +76,9 @@ std::string sweep_command(const SweepArgs& a) {
   if (!a.config.empty()) c += " " + shell_quote(a.config);
   if (!a.grid.empty()) c += " --grid " + shell_quote(a.grid);
   for (const auto& o : a.overrides) c += " --set " + shell_quote(o);
+  if (!a.properties.worker.empty()) c += " --worker-properties " + shell_quote(a.properties.worker);
+  if (!a.properties.producer.empty()) c += " --producer-properties " + shell_quote(a.properties.producer);
+  if (!a.properties.consumer.empty()) c += " --consumer-properties " + shell_quote(a.properties.consumer);
   if (a.seeds > 0) c += " --seeds " + std::to_string(a.seeds);
   if (a.per_seed) c += " --per-seed";
   if (!a.shard.empty()) c += " --shard " + shell_quote(a.shard);
@@ -109,9 +114,11 @@ Plan make_plan(const SweepArgs& a) {
         "{\"connect.max.poll.records\": [200, 500, 1000]}");
   }
   if (raw.is_object()) raw.erase("sweep");
+  const std::vector<std::string> ignored = pipeline::apply_properties_files(raw, a.properties);
   for (const auto& o : a.overrides) pipeline::apply_override(raw, o);
 
   Plan plan{pipeline::load_config(raw), sim::SweepGrid::parse(grid_json, where), {}, 1, 1, {}, {}};
+  plan.base.ignored.insert(plan.base.ignored.end(), ignored.begin(), ignored.end());
   for (const auto& [key, values] : grid_json.items()) {
     if (key == "run.seeds" || key == "run.first_seed") {
       throw sim::ConfigError("config error at " + where + "[\"" + key +
@@ -309,6 +316,7 @@ Command register_sweep(CLI::App& app) {
                 "also write seeds.jsonl: one line per point and seed");
   cmd->add_option("--set", args->overrides,
                   "override of the base config: section.key=value (repeatable)");
+  add_properties_options(cmd, args->properties);
   cmd->add_option("--shard", args->shard,
                   "run only shard K of N (points p with p mod N = K-1); join with `pipesim merge`");
   cmd->add_flag("--resume", args->resume,

@@ -31,6 +31,7 @@ Command register_trace(CLI::App& app) {
     std::string out;
     std::string from, to;
     std::vector<std::string> overrides;
+    pipeline::PropertiesFiles properties;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("trace", "write a Perfetto / chrome://tracing timeline of one run");
@@ -44,11 +45,12 @@ Command register_trace(CLI::App& app) {
                   "keep timeline detail up to this time (e.g. 2h30m; default: the end, or 1h for a longer run "
                   "when neither is given)");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
+  add_properties_options(cmd, args->properties);
   return [args] {
     pipeline::Config config;
     sim::Time from{0}, to = sim::Time::max();
     try {
-      config = load_config_input(args->config, args->overrides);
+      config = load_config_input(args->config, args->overrides, args->properties);
       for (auto [text, field, flag] : {std::tuple{args->from, &from, "--from"}, std::tuple{args->to, &to, "--to"}}) {
         if (text.empty()) continue;
         const auto t = sim::parse_duration(text);

@@ -10,6 +10,7 @@ Command register_validate(CLI::App& app) {
   struct Args {
     std::string config;
     std::vector<std::string> overrides;
+    pipeline::PropertiesFiles properties;
     bool print = false;
     bool reference = false;
   };
@@ -17,6 +18,7 @@ Command register_validate(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("validate", "check a config without running it");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
+  add_properties_options(cmd, args->properties);
   cmd->add_flag("--print", args->print, "print the effective config, every default filled in");
   cmd->add_flag("--reference", args->reference, "print the config reference (Markdown) and exit");
   return [args] {
@@ -26,7 +28,7 @@ Command register_validate(CLI::App& app) {
     }
     pipeline::Config config;
     try {
-      config = load_config_input(args->config, args->overrides);
+      config = load_config_input(args->config, args->overrides, args->properties);
     } catch (const sim::ConfigError& e) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;

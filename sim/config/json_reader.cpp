@@ -215,6 +215,11 @@ void OptionReader::ignored(std::initializer_list<std::string_view> keys) {
   for (const auto k : keys) ignored_.emplace_back(k);
 }
 
+void OptionReader::real_keys(std::function<bool(std::string_view)> known, std::vector<std::string> candidates) {
+  real_known_ = std::move(known);
+  real_candidates_ = std::move(candidates);
+}
+
 void OptionReader::alias(std::string_view alias_key, std::string_view key) {
   aliases_.emplace_back(std::string(alias_key), std::string(key));
 }
@@ -234,11 +239,13 @@ void OptionReader::finish() {
     const bool aliased = std::any_of(aliases_.begin(), aliases_.end(),
                                      [&](const auto& a) { return a.first == key; });
     if (aliased) continue;
-    if (std::find(ignored_.begin(), ignored_.end(), key) != ignored_.end()) {
+    if (std::find(ignored_.begin(), ignored_.end(), key) != ignored_.end() || (real_known_ && real_known_(key))) {
       ignored_found_.push_back(path_of(key));
       continue;
     }
-    const std::string hint = closest_key(key, known_);
+    std::vector<std::string> candidates = known_;
+    candidates.insert(candidates.end(), real_candidates_.begin(), real_candidates_.end());
+    const std::string hint = closest_key(key, candidates);
     throw_config_error(path_of(key), hint.empty() ? "unknown key"
                                                   : "unknown key; did you mean \"" + hint + "\"?");
   }

@@ -58,6 +58,10 @@ class OptionReader {
            std::string_view doc);
   // Real properties that pipesim accepts but does not model: listed as ignored.
   void ignored(std::initializer_list<std::string_view> keys);
+  // The real system's own list of its keys (its ConfigDef): a key the visit
+  // does not read but `known` accepts is ignored (listed), not an error;
+  // `candidates` join the did-you-mean hints. Set before visit().
+  void real_keys(std::function<bool(std::string_view)> known, std::vector<std::string> candidates);
   // Another name for `key` that maps onto the same field (e.g. the consumer.
   // prefixed form); checked before finish().
   void alias(std::string_view alias_key, std::string_view key);
@@ -82,6 +86,8 @@ class OptionReader {
   std::vector<std::string> ignored_;
   std::vector<std::pair<std::string, std::string>> aliases_;
   std::vector<std::string> ignored_found_;
+  std::function<bool(std::string_view)> real_known_;
+  std::vector<std::string> real_candidates_;
   std::string used_key_;
 };
 
