@@ -157,7 +157,7 @@ bad_config() {  # bad_config NAME JSON EXACT_MESSAGE
   write bad.json "$2"
   run "$PIPESIM" validate "$TMP/bad.json"
   expect_bad "validate $1" "$3"
-  expect_stderr_line "validate $1" "pipesim: $3"
+  expect_stderr_line "validate $1" "pipesim: $TMP/bad.json: $3"
 }
 bad_config "string for an integer" '{"connect":{"max.poll.records":"500"}}' \
   'config error at connect.max.poll.records: expected an integer from 1 to 2147483647, found "500"'
@@ -532,22 +532,22 @@ bad_exact "number beyond double range" "pipesim: config error: $TMP/huge.json: n
 bad_exact "JSON nested too deep" "pipesim: config error: $TMP/deep.json: JSON nested deeper than 64 levels" \
   "$PIPESIM" validate "$TMP/deep.json"
 write array.json '[1, 2]'
-bad_exact "top level not an object" "pipesim: config error at (top level): expected an object with sections, found [1,2]" \
+bad_exact "top level not an object" "pipesim: $TMP/array.json: config error at (top level): expected an object with sections, found [1,2]" \
   "$PIPESIM" validate "$TMP/array.json"
 write section.json '{"run": 5}'
-bad_exact "section not an object" "pipesim: config error at run: expected an object, found 5" \
+bad_exact "section not an object" "pipesim: $TMP/section.json: config error at run: expected an object, found 5" \
   "$PIPESIM" validate "$TMP/section.json"
 write choice.json '{"connector": {"errors.tolerance": "some"}}'
 bad_exact "not one of the choices" \
-  'pipesim: config error at connector.errors.tolerance: expected one of "none" "all", found "some"' \
+  "pipesim: $TMP/choice.json: "'config error at connector.errors.tolerance: expected one of "none" "all", found "some"' \
   "$PIPESIM" validate "$TMP/choice.json"
 write rf.json '{"kafka": {"brokers": 1, "replication.factor": 3}}'
 bad_exact "replication.factor above brokers" \
-  'pipesim: config error at kafka.replication.factor: expected at most kafka.brokers (1), found 3' \
+  "pipesim: $TMP/rf.json: "'config error at kafka.replication.factor: expected at most kafka.brokers (1), found 3' \
   "$PIPESIM" validate "$TMP/rf.json"
 write both.json '{"faults": [{"kind": "worker_crash", "at": "1h", "rate_per_day": 2}]}'
 bad_exact "fault with both at and rate_per_day" \
-  'pipesim: config error at faults[0]: a fault needs exactly one of "at" (scheduled) or "rate_per_day" (Poisson)' \
+  "pipesim: $TMP/both.json: "'config error at faults[0]: a fault needs exactly one of "at" (scheduled) or "rate_per_day" (Poisson)' \
   "$PIPESIM" validate "$TMP/both.json"
 bad_exact "missing config file" "pipesim: config error: cannot read $TMP/does-not-exist.json: No such file or directory" \
   "$PIPESIM" validate "$TMP/does-not-exist.json"
@@ -557,7 +557,7 @@ bad_exact "--set without =" 'pipesim: bad --set "connect.max.poll.records": expe
   "$PIPESIM" validate --set connect.max.poll.records
 bad_exact "--set of an unknown section" 'pipesim: bad --set "conect.tasks.max=4": unknown section "conect"; did you mean "connect"?' \
   "$PIPESIM" validate --set conect.tasks.max=4
-bad_exact "--set of a bad value" 'pipesim: config error at connect.max.poll.records: expected an integer from 1 to 2147483647, found 0' \
+bad_exact "--set of a bad value" 'pipesim: --set connect.max.poll.records=0: config error at connect.max.poll.records: expected an integer from 1 to 2147483647, found 0' \
   "$PIPESIM" validate --set connect.max.poll.records=0
 bad_exact "--set of a key inside faults" \
   'pipesim: bad --set "faults.kind=worker_crash": "faults" is a list: set it whole, e.g. --set '"'"'faults=[{"kind": "worker_crash", "at": "1h"}]'"'" \
@@ -565,12 +565,12 @@ bad_exact "--set of a key inside faults" \
 bad_exact "--set that is not UTF-8" 'pipesim: bad --set: not valid UTF-8' \
   "$PIPESIM" validate --set $'connector.name=\x8c'
 bad_exact "--set on a file that is not an object" \
-  'pipesim: config error at (top level): expected an object with sections, found [1,2]' \
+  "pipesim: $TMP/array.json: "'config error at (top level): expected an object with sections, found [1,2]' \
   "$PIPESIM" validate "$TMP/array.json" --set run.seeds=3
 
 write bad_duration.json '{"run": {"duration": "2 hours"}}'
 bad_exact "a config error in compare B names B's file" \
-  "pipesim: B ($TMP/bad_duration.json): config error at run.duration: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, s, ms, us) from 1s to 3650d, found \"2 hours\"" \
+  "pipesim: B: $TMP/bad_duration.json: config error at run.duration: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, s, ms, us) from 1s to 3650d, found \"2 hours\"" \
   "$PIPESIM" compare "$CFG" "$TMP/bad_duration.json"
 bad_exact "trace --from later than --to" 'pipesim: --from 2h is later than --to 1h' \
   "$PIPESIM" trace --seed 1 --from 2h --to 1h --out "$TMP/t.json"
@@ -597,12 +597,30 @@ bad_exact "a consumer key in a worker's properties" \
   "$PIPESIM" validate --worker-properties "$TMP/plainconsumer.properties"
 write source.json '{"name": "s", "config": {}, "tasks": [], "type": "source"}'
 bad_exact "a GET body of a source connector" \
-  'pipesim: config error at connector.type: expected "sink" (the ClickHouse sink connector), found "source"' \
+  "pipesim: $TMP/source.json: "'config error at connector.type: expected "sink" (the ClickHouse sink connector), found "source"' \
   "$PIPESIM" validate "$TMP/source.json"
 write clientversion.json '{"connector": {"clientVersion": "V2"}}'
 bad_exact "a sink key the connector does not define" \
-  'pipesim: config error at connector.clientVersion: unknown key; did you mean "client_version"?' \
+  "pipesim: $TMP/clientversion.json: "'config error at connector.clientVersion: unknown key; did you mean "client_version"?' \
   "$PIPESIM" validate "$TMP/clientversion.json"
+
+write dupkey.json '{"run": {"seeds": 2, "seeds": 3}}'
+bad_exact "a key given twice in one JSON object" \
+  "pipesim: config error: $TMP/dupkey.json: duplicate key \"seeds\" at run.seeds (JSON keeps only the last: give it once)" \
+  "$PIPESIM" validate "$TMP/dupkey.json"
+write neverfires.json '{"faults": [{"kind": "worker_crash", "at": "25h"}]}'
+bad_exact "a scheduled fault that would never fire" \
+  "pipesim: $TMP/neverfires.json: config error at faults[0].at: expected a time before run.duration (1d): faults come while the workload runs, found \"25h\"" \
+  "$PIPESIM" validate "$TMP/neverfires.json"
+write several.json '{"run": {"seeds": 0, "bogus": 1}, "conect": {}}'
+bad_exact "several errors in one file" \
+  "pipesim: $TMP/several.json: config error at conect: unknown section; did you mean \"connect\"?
+$TMP/several.json: config error at run.seeds: expected an integer from 1 to 100000000, found 0
+$TMP/several.json: config error at run.bogus: unknown key" \
+  "$PIPESIM" validate "$TMP/several.json"
+bad_exact "decide --stored with state NONE" \
+  'pipesim decide: --stored cannot be given with --state NONE (NONE: no state row, so no stored range)' \
+  "$PIPESIM" decide --state NONE --batch 1,5 --stored 1,3
 
 # decide: a bad case line stops the stream at that line.
 bad_case() {  # bad_case NAME LINE EXACT_MESSAGE_AFTER_"line 1: "

@@ -455,6 +455,46 @@ TEST(ConfigErrors, RealOutOfRange) {
             "config error at faults[0].server_commits: expected a number from 0 to 1, found 1.5");
 }
 
+// All of a config's errors at once, one line each: every bad key of a section
+// (the section is read again without it), every section, every fault.
+TEST(ConfigErrors, EveryErrorOfAConfigAtOnce) {
+  EXPECT_EQ(load_error(json::parse(R"({"run": {"seeds": 0, "duration": "2 hours", "bogus": 1},
+                                      "conect": {}, "connector": {"exactlyOnce": "yes"},
+                                      "faults": [{"kind": "worker_crsh", "at": "1h"}, {"kind": "worker_crash"}]})")),
+            "config error at conect: unknown section; did you mean \"connect\"?\n"
+            "config error at run.duration: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, s, "
+            "ms, us) from 1s to 3650d, found \"2 hours\"\n"
+            "config error at run.seeds: expected an integer from 1 to 100000000, found 0\n"
+            "config error at run.bogus: unknown key\n"
+            "config error at connector.exactlyOnce: expected true or false, found \"yes\"\n"
+            "config error at faults[0].kind: unknown fault kind \"worker_crsh\"; did you mean \"worker_crash\"?\n"
+            "config error at faults[1]: a fault needs exactly one of \"at\" (scheduled) or \"rate_per_day\" "
+            "(Poisson)");
+  // At most 20 shown, then a line that says so.
+  json many = json::object();
+  for (int i = 0; i < 25; ++i) many["run"]["bogus" + std::to_string(100 + i)] = 1;
+  const std::string e = load_error(many);
+  EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 20);
+  EXPECT_NE(e.find("\n(further config errors not shown: the first 20 are above)"), std::string::npos);
+}
+
+TEST(ConfigErrors, DuplicateKeysAndFaultsThatWouldNeverFire) {
+  EXPECT_EQ(error_of([] { (void)parse_config_text(R"({"run": {"seeds": 2, "seeds": 3}})", "x.json"); }),
+            "config error: x.json: duplicate key \"seeds\" at run.seeds (JSON keeps only the last: give it once)");
+  EXPECT_EQ(error_of([] {
+              (void)parse_config_text(R"({"faults": [{"kind": "a"}, {"kind": "b", "at": "1h", "at": "2h"}]})", "x.json");
+            }),
+            "config error: x.json: duplicate key \"at\" at faults[1].at (JSON keeps only the last: give it once)");
+  // The same key in two different objects is fine.
+  EXPECT_EQ(error_of([] { (void)parse_config_text(R"({"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 1}, {"k": 2}]})", "x.json"); }),
+            "<no error>");
+  EXPECT_EQ(load_error(json::parse(R"({"run": {"duration": "2h"}, "faults": [{"kind": "worker_crash", "at": "2h"}]})")),
+            "config error at faults[0].at: expected a time before run.duration (2h): faults come while the "
+            "workload runs, found \"2h\"");
+  EXPECT_EQ(load_error(json::parse(R"({"run": {"duration": "2h"}, "faults": [{"kind": "worker_crash", "at": "119m"}]})")),
+            "<no error>");
+}
+
 TEST(ConfigErrors, BadDuration) {
   EXPECT_EQ(load_error(json::parse(R"({"run": {"duration": "2 hours"}})")),
             "config error at run.duration: expected a duration such as \"30s\" or \"1h30m\" (units d, h, m, "

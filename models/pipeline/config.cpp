@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "models/keeper/closed_loop.h"
@@ -26,23 +27,93 @@ const std::vector<std::string> kSections = {"workload", "producer", "app",      
                                             "connect",  "operator", "connector",  "clickhouse",
                                             "keeper",   "faults",   "run"};
 
+// The errors of one config, gathered so that all of a file's errors come out
+// at once (up to kMaxErrors shown), each as its own line.
+class ErrorList {
+ public:
+  static constexpr std::size_t kMaxErrors = 20;
+  void add(const std::string& message) {
+    if (messages_.size() < kMaxErrors) {
+      messages_.push_back(message);
+    } else {
+      truncated_ = true;
+    }
+  }
+  // Reading stopped with errors left unread.
+  void truncate() { truncated_ = true; }
+  [[nodiscard]] bool full() const { return messages_.size() >= kMaxErrors; }
+  // Runs f; a ConfigError it throws is kept and the reading goes on.
+  template <class F>
+  void attempt(F&& f) {
+    try {
+      f();
+    } catch (const ConfigError& e) {
+      add(e.what());
+    }
+  }
+  void throw_if_any() const {
+    if (messages_.empty()) return;
+    std::string text;
+    for (const auto& m : messages_) text += (text.empty() ? "" : "\n") + m;
+    if (truncated_) text += "\n(further config errors not shown: the first " + std::to_string(kMaxErrors) + " are above)";
+    throw ConfigError(text);
+  }
+
+ private:
+  std::vector<std::string> messages_;
+  bool truncated_ = false;
+};
+
+// Reads `object` with its visit() declaration into `options`. A bad key is
+// kept in `errors` and the object read again without it, so every bad key of
+// a section is reported, not only the first.
+template <class Options>
+void visit_collecting(const json& object, const std::string& where, bool strings_allowed,
+                      const std::string& real_section, Options& options, std::vector<std::string>& ignored,
+                      ErrorList& errors, const std::function<void(OptionReader&)>& prepare = {}) {
+  json remaining = object;
+  std::string last;
+  for (;;) {
+    Options attempt = options;
+    OptionReader reader(remaining, where, strings_allowed);
+    if (!real_section.empty()) {
+      reader.real_keys([real_section](std::string_view key) { return real_key(real_section, key); },
+                       real_key_candidates(real_section));
+    }
+    if (prepare) prepare(reader);
+    try {
+      visit(reader, attempt);
+    } catch (const ConfigError& e) {
+      if (e.what() == last) return;  // the same error again: not a key's own
+      last = e.what();
+      errors.add(last);
+      const std::string key = reader.failed_key();
+      if (key.empty() || !remaining.contains(key)) return;
+      if (errors.full()) {
+        errors.truncate();  // re-reading a huge object key by key would take long: stop here
+        return;
+      }
+      remaining.erase(key);
+      continue;
+    }
+    options = attempt;
+    ignored.insert(ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
+    return;
+  }
+}
+
 // Reads one section with its visit() declaration.
 template <class Options>
 void read_section(const json& raw, const std::string& name, Options& options,
-                  std::vector<std::string>& ignored, bool strings_allowed = false,
-                  const std::string& path = "") {
+                  std::vector<std::string>& ignored, ErrorList& errors) {
   const auto it = raw.find(name);
   if (it == raw.end()) return;
-  const std::string where = path.empty() ? name : path;
   if (!it->is_object()) {
-    sim::throw_config_error(where, "expected an object, found " + sim::describe_json_value(*it));
+    errors.add("config error at " + name + ": expected an object, found " + sim::describe_json_value(*it));
+    return;
   }
-  OptionReader reader(*it, where, strings_allowed);
-  if (name == "producer" || name == "connect") {
-    reader.real_keys([name](std::string_view key) { return real_key(name, key); }, real_key_candidates(name));
-  }
-  visit(reader, options);
-  ignored.insert(ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
+  const bool real = name == "producer" || name == "connect";
+  visit_collecting(*it, name, false, real ? name : std::string(), options, ignored, errors);
 }
 
 std::string target_prefix(const std::string& kind) {
@@ -210,6 +281,20 @@ void check_targets(const Config& c) {
         !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) ||
         std::stoll(digits) >= count) {
       sim::throw_config_error(path, "expected " + expected + ", found \"" + t + "\"");
+    }
+  }
+}
+
+// A scheduled fault at or after run.duration never fires (faults come while
+// the workload runs; the drain has none): refused rather than silently dropped.
+void check_fault_times(const Config& c) {
+  for (std::size_t i = 0; i < c.faults.size(); ++i) {
+    const auto& at = c.faults[i].at;
+    if (at && *at >= c.run.duration) {
+      sim::throw_config_error("faults[" + std::to_string(i) + "].at",
+                              "expected a time before run.duration (" + sim::format_duration(c.run.duration) +
+                                  "): faults come while the workload runs, found \"" + sim::format_duration(*at) +
+                                  "\"");
     }
   }
 }
@@ -406,10 +491,45 @@ namespace {
 constexpr int kMaxNesting = 64;
 
 json parse_limited(const std::string& text, const std::string& where) {
-  const json::parser_callback_t limit = [&where](int depth, json::parse_event_t event, json&) {
-    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-        depth >= kMaxNesting) {
+  // A key given twice in one object: nlohmann keeps the last silently, a
+  // typo-like mistake the user should hear of. The path is kept as the
+  // parser goes (a frame per open object or array).
+  struct Frame {
+    bool array = false;
+    std::size_t index = 0;          // an array's next element
+    std::vector<std::string> keys;  // an object's keys so far
+  };
+  std::vector<Frame> frames;
+  const auto path = [&frames] {
+    std::string p;
+    for (const auto& f : frames) {
+      if (f.array) {
+        p += "[" + std::to_string(f.index) + "]";
+      } else if (!f.keys.empty()) {
+        p += (p.empty() ? "" : ".") + f.keys.back();
+      }
+    }
+    return p;
+  };
+  const json::parser_callback_t limit = [&](int depth, json::parse_event_t event, json& parsed) {
+    using E = json::parse_event_t;
+    if ((event == E::object_start || event == E::array_start) && depth >= kMaxNesting) {
       throw ConfigError(where + "JSON nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    }
+    if (event == E::object_start || event == E::array_start) {
+      frames.push_back(Frame{event == E::array_start, 0, {}});
+    } else if (event == E::key && !frames.empty()) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      auto& keys = frames.back().keys;
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+        keys.push_back(key);
+        throw ConfigError(where + "duplicate key \"" + key + "\" at " + path() +
+                          " (JSON keeps only the last: give it once)");
+      }
+      keys.push_back(key);
+    } else if (event == E::object_end || event == E::array_end || event == E::value) {
+      if (event != E::value && !frames.empty()) frames.pop_back();
+      if (!frames.empty() && frames.back().array) ++frames.back().index;
     }
     return true;
   };
@@ -522,25 +642,26 @@ Config load_config(const json& raw, bool lint) {
     sim::throw_config_error("(top level)", "expected an object with sections, found " +
                                                sim::describe_json_value(raw));
   }
+  ErrorList errors;
   for (const auto& [key, value] : raw.items()) {
     if (std::find(kSections.begin(), kSections.end(), key) != kSections.end()) continue;
     if (key == "sweep") continue;  // the grid of `pipesim sweep`; other commands run the base config
     const std::string hint = sim::closest_key(key, kSections);
-    sim::throw_config_error(key, "unknown section" + (hint.empty() ? std::string()
-                                                                  : "; did you mean \"" + hint + "\"?"));
+    errors.add("config error at " + key + ": unknown section" +
+               (hint.empty() ? std::string() : "; did you mean \"" + hint + "\"?"));
   }
   Config c;
-  read_section(raw, "workload", c.workload, c.ignored);
-  read_section(raw, "producer", c.producer, c.ignored);
-  read_section(raw, "app", c.app, c.ignored);
-  read_section(raw, "kafka", c.kafka, c.ignored);
-  read_section(raw, "connect", c.connect, c.ignored);
-  read_section(raw, "operator", c.operator_options, c.ignored);
-  read_section(raw, "clickhouse", c.clickhouse, c.ignored);
-  read_section(raw, "keeper", c.keeper, c.ignored);
-  read_section(raw, "run", c.run, c.ignored);
+  read_section(raw, "workload", c.workload, c.ignored, errors);
+  read_section(raw, "producer", c.producer, c.ignored, errors);
+  read_section(raw, "app", c.app, c.ignored, errors);
+  read_section(raw, "kafka", c.kafka, c.ignored, errors);
+  read_section(raw, "connect", c.connect, c.ignored, errors);
+  read_section(raw, "operator", c.operator_options, c.ignored, errors);
+  read_section(raw, "clickhouse", c.clickhouse, c.ignored, errors);
+  read_section(raw, "keeper", c.keeper, c.ignored, errors);
+  read_section(raw, "run", c.run, c.ignored, errors);
 
-  if (const auto it = raw.find("connector"); it != raw.end()) {
+  if (const auto it = raw.find("connector"); it != raw.end()) errors.attempt([&] {
     if (!it->is_object()) {
       sim::throw_config_error("connector", "expected an object, found " + sim::describe_json_value(*it));
     }
@@ -612,31 +733,31 @@ Config load_config(const json& raw, bool lint) {
         }
       }
     }
-    OptionReader reader(props, path, rest_form);
-    reader.real_keys([](std::string_view key) { return real_key("connector", key); },
-                     real_key_candidates("connector"));
-    visit(reader, c.connector);
-    c.ignored.insert(c.ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
+    visit_collecting(props, path, rest_form, "connector", c.connector, c.ignored, errors);
     const sink::JdbcProperties jdbc =
         sink::parse_jdbc_properties(c.connector.jdbc_connection_properties, path + ".jdbcConnectionProperties");
     c.connector.socket_timeout = jdbc.socket_timeout;
     c.ignored.insert(c.ignored.end(), jdbc.ignored.begin(), jdbc.ignored.end());
     c.connect = from_connector;
-  }
+  });
 
   if (const auto it = raw.find("faults"); it != raw.end()) {
     if (!it->is_array()) {
-      sim::throw_config_error("faults", "expected a list of faults, found " + sim::describe_json_value(*it));
-    }
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      c.faults.push_back(read_fault((*it)[i], "faults[" + std::to_string(i) + "]"));
+      errors.add("config error at faults: expected a list of faults, found " + sim::describe_json_value(*it));
+    } else {
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        errors.attempt([&] { c.faults.push_back(read_fault((*it)[i], "faults[" + std::to_string(i) + "]")); });
+      }
     }
   } else {
     c.faults = default_faults();
   }
+  // The checks across sections read the values above: only once they are all good.
+  errors.throw_if_any();
   apply_producer_rules(raw, c);
   check_consistency(c, lint);
   check_targets(c);
+  check_fault_times(c);
   check_fault_partitions(c);
   return c;
 }

@@ -65,8 +65,8 @@ int execute(const CompareArgs& args) {
     try {
       *config = load_config_input(*path, args.overrides, args.properties);
     } catch (const sim::ConfigError& e) {
-      std::cerr << "pipesim: " << which << " (" << (path->empty() ? "the production baseline" : *path)
-                << "): " << e.what() << "\n";
+      std::cerr << "pipesim: " << which << (path->empty() ? " (the production baseline)" : "") << ": "
+                << e.what() << "\n";
       return 2;
     }
   }

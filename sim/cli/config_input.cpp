@@ -10,12 +10,62 @@ void add_properties_options(CLI::App* cmd, pipeline::PropertiesFiles& files) {
                   "the sink tasks' consumer properties (as a worker's consumer.* keys, unprefixed)");
 }
 
+namespace {
+
+// The JSON path an override sets: "connect.max.poll.records" of
+// "connect.max.poll.records=0", "faults" of "faults=[...]".
+std::string override_path(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  return assignment.substr(0, eq == std::string::npos ? assignment.size() : eq);
+}
+
+// Whether the error path lies at or under `set` ("connector.config.x" counts
+// as "connector.x": a REST-form connector keeps its properties under config).
+bool under(std::string error_path, const std::string& set) {
+  if (error_path.rfind("connector.config.", 0) == 0) error_path = "connector." + error_path.substr(17);
+  return error_path == set || error_path.rfind(set + ".", 0) == 0 || error_path.rfind(set + "[", 0) == 0;
+}
+
+}  // namespace
+
+std::string name_origins(const std::string& message, const std::string& path,
+                         const std::vector<std::string>& overrides) {
+  const std::string at = "config error at ";
+  std::string out;
+  std::size_t from = 0;
+  while (from <= message.size()) {
+    const auto nl = message.find('\n', from);
+    std::string line = message.substr(from, nl == std::string::npos ? std::string::npos : nl - from);
+    if (line.rfind(at, 0) == 0) {
+      const auto colon = line.find(": ", at.size());
+      const std::string error_path = line.substr(at.size(), colon == std::string::npos ? std::string::npos
+                                                                                       : colon - at.size());
+      std::string origin;
+      for (const auto& o : overrides) {  // the last override of a path is the one that counts
+        if (under(error_path, override_path(o))) origin = "--set " + o;
+      }
+      if (origin.empty() && !path.empty()) origin = path;
+      if (!origin.empty()) line = origin + ": " + line;
+    }
+    out += (out.empty() ? "" : "\n") + line;
+    if (nl == std::string::npos) break;
+    from = nl + 1;
+  }
+  return out;
+}
+
 pipeline::Config load_config_input(const std::string& path, const std::vector<std::string>& overrides,
                                    const pipeline::PropertiesFiles& properties, bool lint) {
-  nlohmann::json raw = path.empty() ? nlohmann::json::object() : pipeline::read_config_file(path);
-  const std::vector<std::string> ignored = pipeline::apply_properties_files(raw, properties);
-  for (const auto& o : overrides) pipeline::apply_override(raw, o);
-  pipeline::Config config = pipeline::load_config(raw, lint);
+  pipeline::Config config;
+  std::vector<std::string> ignored;
+  try {
+    nlohmann::json raw = path.empty() ? nlohmann::json::object() : pipeline::read_config_file(path);
+    ignored = pipeline::apply_properties_files(raw, properties);
+    for (const auto& o : overrides) pipeline::apply_override(raw, o);
+    config = pipeline::load_config(raw, lint);
+  } catch (const sim::ConfigError& e) {
+    throw sim::ConfigError(name_origins(e.what(), path, overrides));
+  }
   config.ignored.insert(config.ignored.end(), ignored.begin(), ignored.end());
   return config;
 }

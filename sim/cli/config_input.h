@@ -17,9 +17,17 @@ namespace pipesim::cli {
 // The three properties-file flags, the same on every command that takes a config.
 void add_properties_options(CLI::App* cmd, pipeline::PropertiesFiles& files);
 
-// Throws sim::ConfigError with a message naming the file or JSON path. The
-// properties files' ignored keys join config.ignored.
+// Throws sim::ConfigError with every error of the input (up to a bound), one
+// per line, each naming where its key came from (the file, or the --set that
+// gave it) and its JSON path. The properties files' ignored keys join
+// config.ignored.
 pipeline::Config load_config_input(const std::string& path, const std::vector<std::string>& overrides,
                                    const pipeline::PropertiesFiles& properties = {}, bool lint = false);
+
+// Prefixes each "config error at PATH: ..." line of `message` with where PATH
+// came from: "--set ASSIGNMENT: " when an override set it, else "FILE: " when
+// a file was given. Lines that name their file already are left as they are.
+std::string name_origins(const std::string& message, const std::string& path,
+                         const std::vector<std::string>& overrides);
 
 }  // namespace pipesim::cli

@@ -46,6 +46,12 @@ int single_case(const DecideArgs& a) {
     std::cerr << "pipesim decide: give --cases FILE, or --state and --batch (and --stored)\n";
     return 2;
   }
+  // NONE is the state of a partition with no state row: there is no stored range to give.
+  if (a.state == "NONE" && !a.stored.empty()) {
+    std::cerr << "pipesim decide: --stored cannot be given with --state NONE (NONE: no state row, so no stored "
+                 "range)\n";
+    return 2;
+  }
   const std::string batch = range_json(a.batch);
   const std::string stored = a.stored.empty() ? "null" : range_json(a.stored);
   if (batch.empty()) {

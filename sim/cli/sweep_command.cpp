@@ -117,7 +117,13 @@ Plan make_plan(const SweepArgs& a) {
   const std::vector<std::string> ignored = pipeline::apply_properties_files(raw, a.properties);
   for (const auto& o : a.overrides) pipeline::apply_override(raw, o);
 
-  Plan plan{pipeline::load_config(raw), sim::SweepGrid::parse(grid_json, where), {}, 1, 1, {}, {}};
+  pipeline::Config base;
+  try {
+    base = pipeline::load_config(raw);
+  } catch (const sim::ConfigError& e) {
+    throw sim::ConfigError(name_origins(e.what(), a.config, a.overrides));
+  }
+  Plan plan{std::move(base), sim::SweepGrid::parse(grid_json, where), {}, 1, 1, {}, {}};
   plan.base.ignored.insert(plan.base.ignored.end(), ignored.begin(), ignored.end());
   for (const auto& [key, values] : grid_json.items()) {
     if (key == "run.seeds" || key == "run.first_seed") {

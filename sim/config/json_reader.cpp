@@ -227,6 +227,7 @@ void OptionReader::alias(std::string_view alias_key, std::string_view key) {
 void OptionReader::removed(std::string_view key, std::string_view replacement) {
   known_.emplace_back(key);
   if (object_.contains(std::string(key))) {
+    used_key_ = std::string(key);
     throw_config_error(path_of(key), "no longer exists: " + std::string(replacement));
   }
 }
@@ -246,6 +247,7 @@ void OptionReader::finish() {
     std::vector<std::string> candidates = known_;
     candidates.insert(candidates.end(), real_candidates_.begin(), real_candidates_.end());
     const std::string hint = closest_key(key, candidates);
+    used_key_ = key;
     throw_config_error(path_of(key), hint.empty() ? "unknown key"
                                                   : "unknown key; did you mean \"" + hint + "\"?");
   }

@@ -72,6 +72,9 @@ class OptionReader {
   // Raises ConfigError for the first unknown key (in the object's key order).
   void finish();
   [[nodiscard]] const std::vector<std::string>& ignored_found() const { return ignored_found_; }
+  // The key (as the object spells it) of the last ConfigError raised: the
+  // caller may drop it and read again to find further errors.
+  [[nodiscard]] const std::string& failed_key() const { return used_key_; }
 
  private:
   const nlohmann::json* find(std::string_view key);
