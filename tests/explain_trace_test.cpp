@@ -1,9 +1,12 @@
 // explain (the story of a run) and trace (its Chrome trace-event timeline).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
@@ -153,7 +156,7 @@ TEST(Trace, ChromeTraceParsesAndHoldsTheExpectedTracks) {
     if (e["ph"] == "C" && e["name"] == "in_flight") keeper_counter = true;
     if (e["ph"] == "X" && e["name"] == "put") put_span = e.contains("dur") && e["dur"].get<std::int64_t>() > 0;
   }
-  for (const char* t : {"faults", "producer", "partition-0", "task-0", "inserts", "keeper", "connect"}) {
+  for (const char* t : {"faults", "producer", "partition-0", "task-0", "task-0 inserts", "keeper", "connect"}) {
     EXPECT_TRUE(tracks.count(t)) << t;
   }
   EXPECT_TRUE(keeper_counter);
@@ -165,6 +168,59 @@ TEST(Trace, ChromeTraceParsesAndHoldsTheExpectedTracks) {
       EXPECT_LE(e["ts"].get<std::int64_t>(), sim::Time::minutes(10).us);
     }
   }
+}
+
+// Fit for Perfetto: on every track, spans nest or follow one another (a task's
+// inserts never overlap), and a fault's span is on its target's track with
+// the target in its args.
+TEST(Trace, SpansNestOrFollowOnEveryTrackAndFaultsNameTheirTarget) {
+  sim::Trace trace(true);
+  run_scenario_traced(lab("crash_exactly_once_dlq.json"), 1, trace);
+  const auto json = nlohmann::json::parse(sim::chrome_trace_json(trace, "test"));
+  std::map<int, std::string> names;
+  std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> spans;
+  bool fault_span = false;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") names[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    if (e["ph"] != "X") continue;
+    const std::int64_t ts = e["ts"].get<std::int64_t>();
+    spans[e["tid"].get<int>()].emplace_back(ts, ts + e["dur"].get<std::int64_t>());
+    if (e["name"] == "worker_crash") {
+      fault_span = true;
+      EXPECT_EQ(names[e["tid"].get<int>()], "faults on " + e["args"]["target"].get<std::string>());
+    }
+  }
+  EXPECT_TRUE(fault_span);
+  for (auto& [tid, list] : spans) {
+    std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second > b.second;
+    });
+    std::vector<std::int64_t> open;
+    for (const auto& [start, end] : list) {
+      while (!open.empty() && open.back() <= start) open.pop_back();
+      EXPECT_TRUE(open.empty() || end <= open.back()) << names[tid] << ": a span at " << start << " overlaps";
+      open.push_back(end);
+    }
+  }
+}
+
+TEST(Trace, AnOverlappingSpanGoesToTheTracksNextLane) {
+  sim::Trace trace(true);
+  trace.span(sim::Time{0}, sim::Time{10}, "t", "a");
+  trace.span(sim::Time{2}, sim::Time{2}, "t", "nested");   // inside a: same lane
+  trace.span(sim::Time{5}, sim::Time{10}, "t", "partial");  // ends after a: next lane
+  trace.span(sim::Time{10}, sim::Time{3}, "t", "after");    // a has ended: first lane again
+  const auto json = nlohmann::json::parse(sim::chrome_trace_json(trace, "test"));
+  std::map<int, std::string> names;
+  std::map<std::string, std::string> lane;
+  for (const auto& e : json["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name") names[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+    if (e["ph"] == "X") lane[e["name"].get<std::string>()] = names[e["tid"].get<int>()];
+  }
+  EXPECT_EQ(lane["a"], "t");
+  EXPECT_EQ(lane["nested"], "t");
+  EXPECT_EQ(lane["partial"], "t #2");
+  EXPECT_EQ(lane["after"], "t");
 }
 
 }  // namespace

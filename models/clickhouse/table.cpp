@@ -159,7 +159,8 @@ void ReplicatedTable::reply(Insert& s, sim::Time at, QueryStatus status) {
     status = QueryStatus::CLIENT_TIMEOUT;
   }
   if (auto* t = sim_.trace(); t && t->detail_at(s.arrived)) {
-    t->span(s.arrived, at - s.arrived, "inserts", "insert",
+    // One track per client: a task's inserts follow one another, never overlap.
+    t->span(s.arrived, at - s.arrived, s.request.client ? *s.request.client + " inserts" : "inserts", "insert",
             {{"partition", s.request.partition},
              {"records", {s.request.first_offset, s.request.last_offset}},
              {"token", {s.request.block.min, s.request.block.max}},

@@ -87,6 +87,7 @@ struct InsertRequest {
   ReplyAddress reply;
   std::uint32_t reply_token = 0;
   std::vector<InsertRange> also{};  // and these, in the same block (usually none)
+  const std::string* client = nullptr;  // the sending task's name ("task-3"), for the trace's tracks
 };
 
 // A short query (a KeeperMap SELECT or INSERT) answered synchronously.

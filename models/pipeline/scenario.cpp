@@ -306,9 +306,17 @@ class Run final : public sim::Component, public broker::ClusterListener {
     if (!f.target.empty()) text += " on " + f.target;
     if (f.duration.us > 0) text += " for " + sim::format_duration(f.duration);
     for (const auto& [k, v] : spec.params.items()) text += ", " + k + "=" + v.dump();
-    t.story(sim_.now(), "faults", spec.kind, text, {{"target", f.target}});
-    if (f.duration.us > 0)
-      t.span(sim_.now(), f.duration, "faults", spec.kind, {{"target", f.target}});
+    nlohmann::json args = {{"target", f.target}};
+    for (const auto& [k, v] : spec.params.items()) args[k] = v;
+    t.story(sim_.now(), "faults", spec.kind, text, args);
+    // A span on the target's own track while it is down or degraded (a
+    // killed worker: until its process is back, connect.worker_restart_delay).
+    const sim::Time down = spec.kind == "worker_crash" && f.duration.us == 0 ? config_.connect.worker_restart_delay
+                                                                            : f.duration;
+    if (down.us > 0) {
+      t.span(sim_.now(), down, f.target.empty() ? std::string("faults") : "faults on " + f.target, spec.kind,
+             args);
+    }
   }
 
   void end_fault(const sim::FaultSpec& spec) {

@@ -242,7 +242,8 @@ void ClickHouseSinkTask::insert_topic_wide() {
                                     deps_.options->socket_timeout,
                                     host_.insert_reply_address(),
                                     insert_token_,
-                                    {}};
+                                    {},
+                                    &host_.name()};
   for (std::size_t i = 0; i < batch_.size(); ++i) {
     const PartitionBatch& pb = batch_[i];
     if (i > 0) request.also.push_back({pb.partition, pb.offsets.min, pb.offsets.max, pb.tag});
@@ -361,7 +362,8 @@ void ClickHouseSinkTask::run_ops() {
             deps_.options->socket_timeout,
             host_.insert_reply_address(),
             insert_token_,
-            {}};
+            {},
+            &host_.name()};
         // Records a buffer holds twice are in the list doInsert writes.
         for (const auto& r : pb.again) {
           const std::int64_t lo = std::max(r.min, op.records.min);

@@ -1,7 +1,8 @@
 // pipesim trace CONFIG --seed S --out trace.json: a Chrome trace-event
 // timeline of one run (open it in ui.perfetto.dev or chrome://tracing): one
-// track per component — faults as spans, each task's puts, the inserts,
-// Keeper's in-flight requests as a counter, the story as instant events.
+// track per component — each task's puts and its inserts, a span on a
+// fault's target's track while it is down, Keeper's in-flight requests as a
+// counter, the story as instant events.
 #include <iostream>
 #include <memory>
 
