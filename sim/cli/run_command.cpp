@@ -1,5 +1,6 @@
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -36,7 +37,33 @@ struct RunArgs {
 std::string quote_args(const RunArgs& a) {
   std::string s = a.config.empty() ? "" : " " + a.config;
   for (const auto& o : a.overrides) s += " --set '" + o + "'";
+  if (!a.properties.worker.empty()) s += " --worker-properties " + a.properties.worker;
+  if (!a.properties.producer.empty()) s += " --producer-properties " + a.properties.producer;
+  if (!a.properties.consumer.empty()) s += " --consumer-properties " + a.properties.consumer;
   return s;
+}
+
+// The seeds where duplicates and losses were largest, with the explain
+// command that tells each one's story.
+std::vector<sim::ExtremeSeed> extreme_seeds(const std::vector<sim::Metrics>& runs, std::uint64_t first_seed,
+                                            const RunArgs& a) {
+  std::vector<sim::ExtremeSeed> out;
+  for (const char* metric : {"duplicate_rows", "lost_records"}) {
+    std::optional<std::size_t> best;
+    double value = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      for (const auto& m : runs[i]) {
+        if (m.name == metric && m.value > value) {  // the first seed of the largest value
+          value = m.value;
+          best = i;
+        }
+      }
+    }
+    if (!best) continue;
+    const std::uint64_t seed = first_seed + *best;
+    out.push_back({metric, seed, value, "pipesim explain" + quote_args(a) + " --seed " + std::to_string(seed)});
+  }
+  return out;
 }
 
 // The answers of SPEC §1 first: duplicates and losses per day by entry point
@@ -97,6 +124,10 @@ int execute(const RunArgs& a) {
       return 2;
     }
   }
+  if (a.per_seed && a.format == "table") {
+    std::cerr << "pipesim: --per-seed needs --format json or csv (a table shows the summary only)\n";
+    return 2;
+  }
   sim::MonteCarloOptions mc;
   mc.first_seed = static_cast<std::uint64_t>(a.seed >= 0 ? a.seed : config.run.first_seed);
   mc.seeds = static_cast<std::uint64_t>(a.seed >= 0 ? 1 : (a.seeds > 0 ? a.seeds : config.run.seeds));
@@ -134,9 +165,15 @@ int execute(const RunArgs& a) {
       report.notes.push_back("fault " + f.kind + " fires (counted) but is not modelled yet: it has no effect");
     }
   }
+  // The ignored keys go to stderr (and into the JSON and CSV), not into the table.
   for (const auto& path : config.ignored) {
-    report.notes.push_back("ignored (a real property pipesim does not model): " + path);
+    std::cerr << "pipesim: ignored (a real property pipesim does not model): " << path << "\n";
   }
+  report.duration = sim::format_duration(config.run.duration);
+  report.drain = sim::format_duration(config.run.drain);
+  report.config = pipeline::effective_config(config);
+  report.ignored = config.ignored;
+  report.extreme_seeds = extreme_seeds(runs, mc.first_seed, a);
   add_headline(report, runs, config);
 
   std::string text;

@@ -38,6 +38,19 @@ bool is_listed(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
+// A CSV field (RFC 4180): quoted when it holds a comma, quote or line break.
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// A config value as one CSV cell: a string as its text, anything else as JSON.
+std::string csv_cell(const nlohmann::ordered_json& value) {
+  return csv_text(value.is_string() ? value.get<std::string>() : value.dump());
+}
+
 }  // namespace
 
 std::string format_number(double v) {
@@ -65,6 +78,16 @@ nlohmann::ordered_json report_json(const RunReport& r) {
     }
     out["estimates"] = estimates;
   }
+  // After the keys tools read first (pipesim_version, config_digest, seeds, metrics): what ran.
+  out["duration"] = r.duration;
+  out["drain"] = r.drain;
+  out["config"] = r.config;
+  out["ignored"] = r.ignored;
+  nlohmann::ordered_json extremes = nlohmann::ordered_json::array();
+  for (const auto& x : r.extreme_seeds) {
+    extremes.push_back({{"metric", x.metric}, {"seed", x.seed}, {"value", x.value}, {"explain", x.explain}});
+  }
+  out["extreme_seeds"] = extremes;
   if (!r.runs.empty()) {
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
@@ -113,6 +136,10 @@ std::string report_table(const RunReport& r) {
       out << line;
     }
     for (const auto& note : r.headline_notes) out << note << "\n";
+    for (const auto& x : r.extreme_seeds) {
+      out << "most " << x.metric << ": seed " << x.seed << " (" << format_number(x.value) << "), its story: "
+          << x.explain << "\n";
+    }
     out << "\n";
   }
   std::snprintf(line, sizeof line, "%-52s %14s  %-31s %12s %12s %12s\n", "metric (per run)", "mean",
@@ -152,6 +179,18 @@ std::string report_csv(const RunReport& r) {
         << format_number(s.ci_lo) << "," << format_number(s.ci_hi) << "," << format_number(s.p50)
         << "," << format_number(s.p95) << "," << format_number(s.p99) << "\n";
   }
+  for (const auto& h : r.headline) {
+    out << "estimates." << h.name << "," << format_number(h.value) << ",," << format_number(h.lo) << ","
+        << format_number(h.hi) << ",,,\n";
+  }
+  for (const auto& [section, keys] : r.config.items()) {
+    if (!keys.is_object()) {
+      out << "config." << section << "," << csv_cell(keys) << ",,,,,,\n";
+      continue;
+    }
+    for (const auto& [key, value] : keys.items()) out << "config." << section << "." << key << "," << csv_cell(value) << ",,,,,,\n";
+  }
+  for (const auto& path : r.ignored) out << "ignored." << csv_text(path) << ",,,,,,,\n";
   return out.str();
 }
 

@@ -23,6 +23,14 @@ struct HeadlineRow {
   std::string note;   // e.g. "3 of 17 crashes"
 };
 
+// The seed where a metric was largest, and the command that tells its story.
+struct ExtremeSeed {
+  std::string metric;  // e.g. "duplicate_rows"
+  std::uint64_t seed = 0;
+  double value = 0;
+  std::string explain;  // "pipesim explain CONFIG --seed S ..."
+};
+
 struct RunReport {
   std::string version;
   std::string config_digest;
@@ -35,9 +43,17 @@ struct RunReport {
   std::vector<std::string> notes;         // shown under the table
   std::vector<HeadlineRow> headline;      // shown first; "estimates" in JSON
   std::vector<std::string> headline_notes;  // shown under the headline
+  // Self-description for tools: what ran (JSON and CSV carry these).
+  std::string duration;  // run.duration, e.g. "1d"
+  std::string drain;     // run.drain
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();  // the effective config, every default
+  std::vector<std::string> ignored;  // real keys given but not modelled
+  std::vector<ExtremeSeed> extreme_seeds;
 };
 
-// {"pipesim_version", "config_digest", "seeds": {"first", "count"}, "metrics": {...}, ["runs"]}
+// {"pipesim_version", "config_digest", "seeds": {"first", "count"}, "metrics": {...},
+//  "estimates": {...}, "duration", "drain", "config": {...}, "ignored": [...],
+//  "extreme_seeds": [...], ["runs"]}
 // Dotted metric names nest: duplicate_rows_by_entry.producer_retry ->
 // "duplicate_rows_by_entry": {"producer_retry": {...}}.
 nlohmann::ordered_json report_json(const RunReport& report);
@@ -47,8 +63,11 @@ nlohmann::ordered_json metrics_json(const std::vector<MetricSummary>& summaries)
 // One run's metrics with the same nesting, plain numbers as leaves.
 nlohmann::ordered_json metric_values_json(const Metrics& metrics);
 std::string report_table(const RunReport& report);
-// One line per metric: metric,mean,stddev,ci95_lo,ci95_hi,p50,p95,p99.
-// With runs: one line per seed instead: seed,<metric>,<metric>,...
+// One line per metric: metric,mean,stddev,ci95_lo,ci95_hi,p50,p95,p99; then
+// the estimates as "estimates.NAME" (value in mean, its interval), the
+// effective config as "config.SECTION.KEY" (the value in mean) and the
+// ignored keys as "ignored.PATH". With runs: one line per seed instead:
+// seed,<metric>,<metric>,...
 std::string report_csv(const RunReport& report);
 
 // Shortest round-trip rendering of a number for tables and CSV.
