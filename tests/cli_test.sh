@@ -140,7 +140,7 @@ if grep -qxF "ignored (a real property pipesim does not model): $TMP/worker.prop
 else
   fail "properties files: real keys not modelled are listed as ignored, naming the file" "$(show)"
 fi
-for cmd in "run --seeds 1" "explain --seed 1" "lint --format json" "compare $CFG --seeds 1" "check --seeds 1 --expect $TMP/pass_any.json" "trace --seed 1 --out $TMP/props_trace.json"; do
+for cmd in "run --seeds 1" "explain --seed 1" "lint --format json --quick-seeds 1 --effect-seeds 1" "compare $CFG --seeds 1" "check --seeds 1 --expect $TMP/pass_any.json" "trace --seed 1 --out $TMP/props_trace.json"; do
   write pass_any.json '{"expect":[{"metric":"lost_records","max":1e18}]}'
   # shellcheck disable=SC2086
   run "$PIPESIM" ${cmd%% *} "$CFG" ${cmd#* } "${PROPS[@]}"
@@ -520,15 +520,32 @@ fi
 
 write rest_connector.json '{"name":"ch","config":{"connector.class":"com.clickhouse.kafka.connect.ClickHouseSinkConnector","exactlyOnce":"true","errors.tolerance":"all","tasks.max":"8"}}'
 printf 'acks=1\nenable.idempotence=false\n# a comment\n' >"$TMP/producer.properties"
-run "$PIPESIM" lint "$TMP/rest_connector.json" --producer-properties "$TMP/producer.properties" --format json --quick-seeds 2
+run "$PIPESIM" lint "$TMP/rest_connector.json" --producer-properties "$TMP/producer.properties" --format json --quick-seeds 2 --effect-seeds 1
 expect_rc "lint: findings exit 1" 1
-if "$PY" -c 'import json,sys; ids={f["id"] for f in json.load(open(sys.argv[1]))}; need={"exactly_once_without_tolerance","silent_drop","acks_not_all"}; assert need <= ids, ids' "$OUT"; then
+# errors.tolerance=all: a replay's State MISMATCH is reported, not a stop (v1.3.9 Utils.handleException).
+if "$PY" -c 'import json,sys; ids={f["id"] for f in json.load(open(sys.argv[1]))}; need={"exactly_once_errors_reported","silent_drop","acks_not_all"}; assert need <= ids and "exactly_once_without_tolerance" not in ids, ids' "$OUT"; then
   pass "lint: REST connector + producer.properties findings"
 else
   fail "lint findings" "$(show)"
 fi
+if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); f={x["id"]: x for x in d}; assert f["acks_not_all"]["closed_by"] == ["producer.acks=all"]; assert f["acks_not_all"]["effect"].startswith("lost_records_by_cause.kafka_truncated "); assert all(isinstance(x["closed_by"], list) for x in d)' "$OUT"; then
+  pass "lint: each finding names the settings that close it and the paired effect of closing it"
+else
+  fail "lint: closed_by and effect" "$(show)"
+fi
+# lint agrees with run: the DLQ lab's tasks never stop, and lint does not say they do.
+if [ -n "$SRC" ]; then
+  run "$PIPESIM" lint "$SRC/configs/lab/crash_exactly_once_dlq.json" --format json --quick-seeds 1 --effect-seeds 0
+  lint_out=$(cat "$OUT")
+  run "$PIPESIM" run "$SRC/configs/lab/crash_exactly_once_dlq.json" --seeds 2 --format json
+  if "$PY" -c 'import json,sys; ids={f["id"] for f in json.loads(sys.argv[1])}; r=json.load(open(sys.argv[2])); assert "exactly_once_without_tolerance" not in ids and "exactly_once_errors_reported" in ids; assert r["metrics"]["task_failures"]["mean"] == 0' "$lint_out" "$OUT"; then
+    pass "lint and run agree on the DLQ lab: reported, no task stops"
+  else
+    fail "lint and run agree on the DLQ lab" "$lint_out" "$(show)"
+  fi
+fi
 write clean.json '{"connector":{"exactlyOnce":true,"tolerateStateMismatch":true},"producer":{"max.in.flight.requests.per.connection":1},"app":{"on_send_failure":"retry_table","resend_policy":"check_by_key"},"kafka":{"min.insync.replicas":2},"clickhouse":{"replicated_deduplication_window":100000}}'
-run "$PIPESIM" lint "$TMP/clean.json" --quick-seeds 2
+run "$PIPESIM" lint "$TMP/clean.json" --quick-seeds 2 --effect-seeds 1
 expect_rc "lint: a clean config exits 0" 0
 run "$PIPESIM" lint "$TMP/badexpect.json"
 expect_rc "lint: bad input exits 2" 2

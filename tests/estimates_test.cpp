@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "models/pipeline/config.h"
 #include "models/pipeline/estimates.h"
@@ -147,17 +149,69 @@ TEST(Lint, RunAndLintNameTheSameOpenProducerPathsEachWithTheSettingThatClosesIt)
     if (f.opens.rfind("producer_retry.", 0) == 0) lint_paths.push_back(f.opens.substr(15));
   }
   EXPECT_EQ(lint_paths, (std::vector<std::string>{"epoch_bump_resend", "application_resend"}));
-  for (const auto& o : open_paths(defaults, 1)) {
-    if (o.path == "epoch_bump_resend") {
-      EXPECT_EQ(o.closed_by.rfind("max.in.flight.requests.per.connection=1", 0), 0u);
+  for (const auto& f : hazards(defaults, 1)) {
+    if (f.id == "producer_path_epoch_bump_resend") {
+      EXPECT_EQ(f.closed_by, (std::vector<std::string>{"producer.max.in.flight.requests.per.connection=1"}));
     }
-    if (o.path == "application_resend") {
-      EXPECT_EQ(o.closed_by.rfind("app.on_send_failure=retry_table", 0), 0u);
+    if (f.id == "producer_path_application_resend") {
+      EXPECT_EQ(f.closed_by,
+                (std::vector<std::string>{"app.on_send_failure=retry_table", "app.resend_policy=check_by_key"}));
     }
   }
   // Idempotence off: the retry path is not_idempotent, and epoch bumps are gone.
   const Config plain = load_config({{"producer", {{"enable.idempotence", false}}}, {"app", {{"on_send_failure", "drop"}}}});
   EXPECT_EQ(open_entry_points(plain, 1).front(), "producer_retry (not_idempotent)");
+}
+
+// run's headline line and lint come from one function: what run lists open is
+// exactly what lint's findings open, at the same insert rate.
+TEST(Lint, RunsOpenLineIsWhatLintsFindingsOpen) {
+  for (const nlohmann::json& raw :
+       {nlohmann::json::object(), nlohmann::json{{"producer", {{"acks", "1"}, {"enable.idempotence", false}}}},
+        nlohmann::json{{"connector", {{"exactlyOnce", true}, {"errors.tolerance", "all"}}}},
+        nlohmann::json{{"operator", {{"remediation", "delete_state_row"}}}, {"connector", {{"exactlyOnce", true}}}}}) {
+    const Config c = load_config(raw, true);
+    QuickProfile p;
+    p.inserts_per_s = 400;
+    std::set<std::string> from_lint, from_run;
+    for (const auto& f : lint(c, p)) {
+      from_lint.insert(f.opens.rfind("producer_retry.", 0) == 0 ? f.opens.substr(15) : f.opens);
+    }
+    for (const auto& e : open_entry_points(c, 400)) {
+      if (e.rfind("producer_retry (", 0) == 0) {
+        std::string paths = e.substr(16, e.size() - 17);
+        for (std::size_t at = 0; at != std::string::npos;) {
+          const auto comma = paths.find(", ", at);
+          from_run.insert(paths.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+          at = comma == std::string::npos ? comma : comma + 2;
+        }
+      } else {
+        from_run.insert(e);
+      }
+    }
+    EXPECT_EQ(from_lint, from_run) << raw.dump();
+  }
+}
+
+// With errors.tolerance=all the sink swallows a replay's State MISMATCH and
+// reports the batch (v1.3.9 Utils.handleException): the task never stops, so
+// lint must not say it does.
+TEST(Lint, AnExactlyOnceConnectorWithToleranceAllReportsInsteadOfStopping) {
+  QuickProfile p;
+  p.inserts_per_s = 1;
+  const auto ids = [&](const nlohmann::json& raw) {
+    std::map<std::string, std::string> out;
+    for (const auto& f : lint(load_config(raw, true), p)) out[f.id] = f.opens;
+    return out;
+  };
+  const auto dlq = ids({{"connector", {{"exactlyOnce", true}, {"errors.tolerance", "all"},
+                                       {"errors.deadletterqueue.topic.name", "dlq"}}}});
+  EXPECT_EQ(dlq.count("exactly_once_without_tolerance"), 0u);
+  EXPECT_EQ(dlq.at("exactly_once_errors_reported"), "dlq_only");
+  const auto none = ids({{"connector", {{"exactlyOnce", true}, {"errors.tolerance", "all"}, {"errors.log.enable", true}}}});
+  EXPECT_EQ(none.at("exactly_once_errors_reported"), "dropped_no_dlq");
+  const auto stops = ids({{"connector", {{"exactlyOnce", true}}}});
+  EXPECT_EQ(stops.at("exactly_once_without_tolerance"), "state_mismatch_stop");
 }
 
 TEST(Lint, DedupWindowTurnoverComparesWindowLifetimeWithRedeliveryDelay) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "models/pipeline/lint.h"
+#include "models/pipeline/lint_effects.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 
@@ -18,6 +19,7 @@ struct LintArgs {
   std::vector<std::string> overrides;
   std::string format = "table";
   int quick_seeds = 10;
+  int effect_seeds = 4;
 };
 
 int execute(const LintArgs& args) {
@@ -29,11 +31,24 @@ int execute(const LintArgs& args) {
     return 2;
   }
   const pipeline::QuickProfile profile = pipeline::quick_profile(config, args.quick_seeds);
-  const std::vector<pipeline::Finding> findings = pipeline::lint(config, profile);
+  std::vector<pipeline::Finding> findings = pipeline::lint(config, profile);
+  pipeline::estimate_effects(config, findings, args.effect_seeds);
+  const auto setting = [](const pipeline::Finding& f) {
+    std::string text;
+    for (const auto& a : f.closed_by) text += (text.empty() ? "--set " : " --set ") + a;
+    return text;
+  };
   if (args.format == "json") {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& f : findings) {
-      out.push_back({{"id", f.id}, {"opens", f.opens}, {"message", f.message}, {"estimate", f.estimate}});
+      out.push_back({{"id", f.id},
+                     {"opens", f.opens},
+                     {"message", f.message},
+                     {"closed_by", f.closed_by},
+                     {"closes_note", f.closes_note},
+                     {"metric", f.metric},
+                     {"estimate", f.estimate},
+                     {"effect", f.effect}});
     }
     std::cout << out.dump(2) << "\n";
   } else if (findings.empty()) {
@@ -42,9 +57,14 @@ int execute(const LintArgs& args) {
     for (const auto& f : findings) {
       std::cout << "[" << f.id << "] opens " << f.opens << "\n  " << f.message << "\n";
       if (!f.estimate.empty()) std::cout << "  estimate: " << f.estimate << "\n";
+      if (!f.closed_by.empty()) {
+        std::cout << "  closed by: " << setting(f) << (f.closes_note.empty() ? "" : " (" + f.closes_note + ")") << "\n";
+      }
+      if (!f.effect.empty()) std::cout << "  closing it: " << f.effect << "\n";
     }
-    std::cout << findings.size() << " finding(s); estimates from a quick simulation of "
-              << args.quick_seeds << " x 1 h at the peak hour's rate with worker crashes\n";
+    std::cout << findings.size() << " finding(s); estimates from a quick simulation of " << args.quick_seeds
+              << " x 1 h at the peak hour's rate with worker crashes; closing effects from " << args.effect_seeds
+              << " paired seeds\n";
   }
   return findings.empty() ? 0 : 1;
 }
@@ -59,6 +79,9 @@ Command register_lint(CLI::App& app) {
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--quick-seeds", args->quick_seeds, "seeds of the quick simulation")->check(CLI::Range(1, 1000));
+  cmd->add_option("--effect-seeds", args->effect_seeds,
+                  "seeds of the paired simulation of closing each finding (0: none)")
+      ->check(CLI::Range(0, 1000));
   return [args] { return execute(*args); };
 }
 

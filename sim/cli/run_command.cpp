@@ -104,7 +104,7 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
   const double inserts_per_s = inserts ? inserts->value / std::max(1.0, config.run.duration.as_seconds()) : 0.0;
   std::string open;
   for (const auto& e : pipeline::open_entry_points(config, inserts_per_s)) open += (open.empty() ? "" : ", ") + e;
-  report.headline_notes.push_back("entry points this config leaves open: " + (open.empty() ? "none" : open) +
+  report.headline_notes.push_back("open in this config (duplicate entry points, loss causes, stops): " + (open.empty() ? "none" : open) +
                                   "  (details: pipesim lint)");
 }
 
