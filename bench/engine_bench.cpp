@@ -1,4 +1,4 @@
-// The classic hold model (DESIGN.md "Performance targets"): N pending events;
+// The classic hold model (the targets in bench/RESULTS.md): N pending events;
 // each step pops the earliest event and pushes one successor at
 // now + Exp(mean 1 ms), in integer microseconds drawn from sim::RandomStream.
 //

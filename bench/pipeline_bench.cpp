@@ -1,4 +1,4 @@
-// Whole-pipeline figures (DESIGN.md "Performance targets"):
+// Whole-pipeline figures (the targets in bench/RESULTS.md):
 //   day/<k>   one production day (the default config) with k x
 //             workload.records_per_day and k x batch.size, k = 1, 2, 5, 10: wall time per run and
 //             the run's events_processed metric. Cost must follow events, not

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of the pipesim binary (SPEC §7, §9): exit codes (0 ok,
+# End-to-end checks of the pipesim binary (docs/model.md §7, §9): exit codes (0 ok,
 # 2 bad usage or bad config), diagnostics on stderr only, byte-identical output
 # for the same config and seeds whatever the thread count, the JSON/CSV shapes
 # other tools rely on, atomic --out, and `pipesim decide`.
@@ -73,9 +73,9 @@ run "$PIPESIM" validate
 expect_rc "validate with no config (production baseline)" 0
 BASELINE_DIGEST=$(sed -n 's/^config OK (digest \([0-9a-f]*\)).*/\1/p' "$OUT")
 if grep -qF ': 8 partitions, 8 tasks on 1 worker(s), exactlyOnce=false, 5 fault spec(s)' "$OUT"; then
-  pass "validate with no config: the SPEC §8 baseline"
+  pass "validate with no config: the docs/model.md §8 baseline"
 else
-  fail "validate with no config: the SPEC §8 baseline" "$(show)"
+  fail "validate with no config: the docs/model.md §8 baseline" "$(show)"
 fi
 
 if [ -n "$SRC" ] && [ -f "$SRC/configs/production.json" ]; then
@@ -232,7 +232,7 @@ else
   fail "run --threads 3: byte-identical JSON" "$(diff "$OUT" "$TMP/run1.json" | head -5)"
 fi
 
-json_check "run JSON: top-level keys in SPEC §9 order" "$TMP/run1.json" \
+json_check "run JSON: top-level keys in docs/model.md §9 order" "$TMP/run1.json" \
   'list(d)[:4] == ["pipesim_version", "config_digest", "seeds", "metrics"] and "runs" not in d'
 json_check "run JSON: seeds {first 1, count 4}" "$TMP/run1.json" \
   'd["seeds"] == {"first": 1, "count": 4}'
@@ -242,7 +242,7 @@ json_check "run JSON: duplicate_rows has mean/stddev/ci95/p50/p95/p99" "$TMP/run
   'sorted(d["metrics"]["duplicate_rows"]) == sorted(["mean","stddev","ci95","p50","p95","p99"]) and len(d["metrics"]["duplicate_rows"]["ci95"]) == 2'
 json_check "run JSON: ci95 is [lo, hi] around the mean" "$TMP/run1.json" \
   'all(m["ci95"][0] <= m["mean"] <= m["ci95"][1] for m in [d["metrics"]["records_produced"], d["metrics"]["duplicate_rows"]])'
-json_check "run JSON: SPEC §9 metric names" "$TMP/run1.json" \
+json_check "run JSON: docs/model.md §9 metric names" "$TMP/run1.json" \
   'all(k in d["metrics"] for k in ["records_produced","kafka_records","clickhouse_rows","duplicate_rows","duplicate_rows_by_entry","lost_records","lost_records_by_cause","pending_records","dlq_records_in_clickhouse","dlq_records_missing","state_mismatch_throws","classifications","task_failures","max_lag_records","inserts","dedup_hits","faults_fired","events_processed"]) and all(k in d["metrics"]["duplicate_rows_by_entry"] for k in ["producer_retry","insert_timeout_redelivery","task_restart_replay","manual_resend","state_reset"]) and "mean" in d["metrics"]["duplicate_rows_by_entry"]["producer_retry"]'
 # 8,640,000 records/day = 100/s for 2 h = 720,000 records (Poisson): mean within 1%.
 json_check "run JSON: records_produced is about 100/s x 30 min" "$TMP/run1.json" \
@@ -404,16 +404,16 @@ expect_bad "run --out into a missing directory" "cannot write $TMP/no-such-dir/r
 # ---------------------------------------------------------------------------------------------
 # decide
 
-# SPEC §4.4: batch [5,15] against stored AFTER_PROCESSING [10,20]: not SAME (15 != 20),
+# docs/model.md §4.4: batch [5,15] against stored AFTER_PROCESSING [10,20]: not SAME (15 != 20),
 # not NEW (5 <= 20), not CONTAINS (5 < 10), not OVER_LAPPING (15 <= 20), not ZERO (5 != 0),
 # PREVIOUS with tolerateStateMismatch=false: throw State MISMATCH before any write.
 run "$PIPESIM" decide --state AFTER_PROCESSING --stored 10,20 --batch 5,15
 expect_rc "decide State MISMATCH" 0
 WANT='{"state":"AFTER_PROCESSING","stored":[10,20],"batch":[5,15],"tolerateStateMismatch":false,"ops":[],"error":"AFTER_PROCESSING_STATE_MISMATCH"}'
 if [ "$(cat "$OUT")" == "$WANT" ] && [ "$(wc -l <"$OUT")" -eq 1 ]; then
-  pass "decide State MISMATCH: exact SPEC §9 line"
+  pass "decide State MISMATCH: exact docs/model.md §9 line"
 else
-  fail "decide State MISMATCH: exact SPEC §9 line" "want: $WANT" "got:  $(cat "$OUT")"
+  fail "decide State MISMATCH: exact docs/model.md §9 line" "want: $WANT" "got:  $(cat "$OUT")"
 fi
 
 # The same with tolerateStateMismatch: skipped with a log line only, no op (keep_state is
@@ -480,7 +480,7 @@ run "$PIPESIM" decide --cases "$TMP/no-such-cases.jsonl"
 expect_bad "decide --cases missing file" "cannot read $TMP/no-such-cases.jsonl"
 
 # ---------------------------------------------------------------------------------------------
-# compare, check, lint (SPEC §1 uses 1-3)
+# compare, check, lint (docs/model.md §1 uses 1-3)
 
 # Kept small: each record is its own put at 100 records/s and the crashes keep every stretch
 # event by event (the sanitizer build runs this ~30x slower).

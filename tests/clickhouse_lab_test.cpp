@@ -1,5 +1,5 @@
 // The ClickHouse and Keeper cases of configs/lab/ (clickhouse_*.json,
-// keeper_*.json), each with its outcome computed by hand from SPEC §4.5/§4.6,
+// keeper_*.json), each with its outcome computed by hand from docs/model.md §4.5/§4.6,
 // ClickHouse's rules (block ids, cleanup thread, Keeper retries) and the sink's
 // v1.3.9 logic.
 //

@@ -1,4 +1,4 @@
-// Config loading (SPEC §7, §8, §9): the empty config is the production
+// Config loading (docs/model.md §7, §8, §9): the empty config is the production
 // baseline; a bad config is refused with a message that names the JSON path,
 // what was expected and what was found; --set overrides; the Connect REST form
 // of a connector; the effective config round-trips with the same digest.
@@ -91,7 +91,7 @@ class TempDir {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The production baseline (SPEC §8)
+// The production baseline (docs/model.md §8)
 
 TEST(ConfigBaseline, EmptyConfigIsTheProductionBaseline) {
   const Config c = load_config(json::object());
@@ -159,7 +159,7 @@ TEST(ConfigBaseline, EmptyConfigIsTheProductionBaseline) {
   // Keeper ~1 ms when healthy.
   EXPECT_EQ(c.keeper.latency, Time::millis(1));
 
-  // Run section of SPEC §9.
+  // Run section of docs/model.md §9.
   EXPECT_EQ(c.run.duration, Time::days(1));
   EXPECT_EQ(c.run.drain, Time::minutes(30));
   EXPECT_EQ(c.run.seeds, 100);
@@ -222,14 +222,14 @@ TEST(ConfigBaseline, ProductionProfilePeaksNearTenThousandPerSecond) {
   }
   EXPECT_NEAR(peak, 10000.0, 500.0);
   EXPECT_NEAR(total, 200e6, 200e6 * 1e-3);  // the profile keeps records_per_day
-  // SPEC §8: between two commits (60 s) each of 8 partitions takes some 10,000 to 75,000.
+  // docs/model.md §8: between two commits (60 s) each of 8 partitions takes some 10,000 to 75,000.
   const double per_partition_per_minute_at_peak = peak * 60 / 8;
   EXPECT_LE(per_partition_per_minute_at_peak, 80000.0);
   EXPECT_GE(total / 86400 * 60 / 8, 10000.0);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Duration syntax (SPEC §9)
+// Duration syntax (docs/model.md §9)
 
 TEST(ConfigDuration, ParsesIntegerAndUnit) {
   using pipesim::sim::parse_duration;
@@ -567,7 +567,7 @@ TEST(ConfigErrors, UnknownFaultKind) {
   EXPECT_EQ(load_error(json::parse(R"({"faults": [{"kind": "worker_crsh", "rate_per_day": 1}]})")),
             "config error at faults[0].kind: unknown fault kind \"worker_crsh\"; did you mean "
             "\"worker_crash\"?");
-  // Nothing close: the message lists the kinds of SPEC §5.
+  // Nothing close: the message lists the kinds of docs/model.md §5.
   EXPECT_EQ(load_error(json::parse(R"({"faults": [{"kind": "meteor", "rate_per_day": 1}]})")),
             "config error at faults[0].kind: unknown fault kind \"meteor\"; expected one of "
             "leader_change leader_flapping response_loss broker_crash producer_restart "

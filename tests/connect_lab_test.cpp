@@ -1,5 +1,5 @@
 // The Connect and sink cases of configs/lab/, each with its outcome computed
-// by hand from SPEC §4.3/§4.4 and the real v1.3.9 decision logic.
+// by hand from docs/model.md §4.3/§4.4 and the real v1.3.9 decision logic.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// Tests of the `pipesim decide` JSON-lines I/O (SPEC §9): parser, answer line, explanation,
+// Tests of the `pipesim decide` JSON-lines I/O (docs/model.md §9): parser, answer line, explanation,
 // stream driver.
 #include <gtest/gtest.h>
 

@@ -84,7 +84,7 @@ TEST(ProducerLab, AResetIsSeenAtOnceAndOnlyTheAnsweredRequestIsRetried) {
   EXPECT_EQ(idempotent["duplicate_rows"], 0);
 }
 
-// KAFKA-14034 through a late disconnect (SPEC §10 path b). 10 records/s
+// KAFKA-14034 through a late disconnect (docs/model.md §10 path b). 10 records/s
 // (record k at 100k ms), retry.backoff.ms 20, delivery.timeout.ms =
 // request.timeout.ms = 30 s, on_send_failure=drop. Record 100 goes at
 // 10.000 s, is appended at 10.001 s and on the followers at 10.003 s; the

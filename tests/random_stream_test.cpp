@@ -32,7 +32,7 @@ TEST(RandomStream, DifferentNamesOrSeedsGiveDifferentDraws) {
 }
 
 TEST(RandomStream, DrawingFromOneStreamDoesNotShiftAnother) {
-  // Common random numbers (SPEC §2): a stream's draws depend only on
+  // Common random numbers (docs/model.md §2): a stream's draws depend only on
   // (seed, name), not on other streams created or drawn before it.
   RandomStream alone(9, "faults/rebalance");
   const auto expected = draws(alone, 50);

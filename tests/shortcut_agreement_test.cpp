@@ -23,7 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-// The estimates a user reads off a run (SPEC §9 names).
+// The estimates a user reads off a run (docs/model.md §9 names).
 const std::vector<std::string>& compared() {
   static const std::vector<std::string> names = {
       "records_produced",       "clickhouse_rows",      "duplicate_rows",         "lost_records",

@@ -1,6 +1,6 @@
 // Tests of decide(): the per-partition logic of the ClickHouse Kafka Connect sink v1.3.9
 // (Processing.doLogic + RangeContainer.getOverLappingState). Expected ops are computed by hand
-// from the v1.3.9 source; models/sink/DECISION_NOTES.md lists where it differs from SPEC §4.4.
+// from the v1.3.9 source; models/sink/DECISION_NOTES.md lists where it differs from docs/model.md §4.4.
 #include <gtest/gtest.h>
 
 #include <algorithm>

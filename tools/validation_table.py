@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 
-# What each lab shows, in words (SPEC §4). Labs not listed are shown by name.
+# What each lab shows, in words (docs/model.md §4). Labs not listed are shown by name.
 BEHAVIOUR = {
     "keeper_backlog_insert_timeout": "a Keeper backlog (5% capacity, 1,000 waiting threads) holds a request past "
                                      "operation_timeout_ms: the session is finalized, the replica read-only, the "

@@ -105,7 +105,7 @@ int KafkaCluster::choose_leader(const Partition& p, int exclude, bool allow_uncl
 ledger::CopyCause KafkaCluster::retry_path(const ProduceBatch& batch, SequenceCheck checked,
                                            const ProducerStateManager& producers) {
   // An attempt of this batch was written before: how this one got past the
-  // producer state (SPEC §10's paths).
+  // producer state (docs/model.md §10's paths).
   if (batch.producer_id < 0) return ledger::CopyCause::RETRY_NOT_IDEMPOTENT;
   // Re-numbered by an epoch bump (TransactionManager.startSequencesAtBeginning):
   // the broker cannot know it holds these records already (KAFKA-14034).

@@ -1,4 +1,4 @@
-// The Kafka 3.7 brokers of the topic in KRaft mode (SPEC §4.2): brokers,
+// The Kafka 3.7 brokers of the topic in KRaft mode (docs/model.md §4.2): brokers,
 // partitions with their replicas, leader, leader epoch and ISR, the leaders'
 // logs (PartitionLog) and idempotence state (ProducerStateManager).
 //

@@ -1,4 +1,4 @@
-// Apache Kafka 3.7 broker and topic properties (SPEC §4.2).
+// Apache Kafka 3.7 broker and topic properties (docs/model.md §4.2).
 #pragma once
 
 #include <cstdint>

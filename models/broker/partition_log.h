@@ -1,4 +1,4 @@
-// One partition's log (SPEC §4.2): append-only, contiguous offsets, stored as
+// One partition's log (docs/model.md §4.2): append-only, contiguous offsets, stored as
 // segments of consecutive records that share a fate (base offset, count,
 // first logical id, copy cause), never one entry per record.
 //

@@ -1,4 +1,4 @@
-// The block id of a ReplicatedMergeTree insert (SPEC §4.5).
+// The block id of a ReplicatedMergeTree insert (docs/model.md §4.5).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// ClickHouse replicas and the Replicated(Replacing)MergeTree table (SPEC §4.5).
+// ClickHouse replicas and the Replicated(Replacing)MergeTree table (docs/model.md §4.5).
 // Real setting names keep their real units; `version` picks the version's
 // defaults for the dedup window. Model parameters say "model:".
 #pragma once

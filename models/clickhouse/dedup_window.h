@@ -1,5 +1,5 @@
 // The block ids of a ReplicatedMergeTree table kept in Keeper under
-// /blocks (SPEC §4.5). An insert's commit creates its block id's node in the
+// /blocks (docs/model.md §4.5). An insert's commit creates its block id's node in the
 // same Keeper transaction as the part; a later insert whose block id's node
 // exists is a dedup hit. Nodes are not removed when the window moves on: the
 // cleanup thread of a replica removes them in clearOldBlocks

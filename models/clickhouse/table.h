@@ -1,4 +1,4 @@
-// A Replicated(Replacing)MergeTree table on its replicas (SPEC §4.5), as
+// A Replicated(Replacing)MergeTree table on its replicas (docs/model.md §4.5), as
 // ClickHouse 25.3's ReplicatedMergeTreeSink commits an insert:
 //  1. the insert reaches one replica (the client's load balancer picks one at
 //     random); a replica that is down refuses it (or hangs, for a dead host),

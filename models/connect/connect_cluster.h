@@ -1,5 +1,5 @@
 // The Connect workers of one connector, its consumer group connect-<name>,
-// and the on-call operator (SPEC §4.3).
+// and the on-call operator (docs/model.md §4.3).
 //
 // Group membership follows the consumer protocol with the eager
 // RangeAssignor: a member that joins (a new task instance) or leaves (a

@@ -1,4 +1,4 @@
-// Kafka Connect 3.7 worker and sink-task consumer properties (SPEC §4.3, §9
+// Kafka Connect 3.7 worker and sink-task consumer properties (docs/model.md §4.3, §9
 // "connect") and the on-call operator's runbook ("operator"). Consumer
 // properties appear without their "consumer." prefix.
 #pragma once

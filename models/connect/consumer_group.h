@@ -1,4 +1,4 @@
-// The sink's consumer group connect-<name> (SPEC §4.2, §4.3): committed
+// The sink's consumer group connect-<name> (docs/model.md §4.2, §4.3): committed
 // offsets (what __consumer_offsets holds, surviving any crash) and the
 // partition assignment of the consumer's default eager RangeAssignor.
 #pragma once

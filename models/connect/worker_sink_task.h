@@ -1,4 +1,4 @@
-// One sink task as Kafka 3.7's WorkerSinkTask runs it (SPEC §4.3):
+// One sink task as Kafka 3.7's WorkerSinkTask runs it (docs/model.md §4.3):
 //   iteration(): commit if offset.flush.interval.ms has passed (what the
 //   connector's preCommit returns for the positions just past the last
 //   record whose put() returned: those, or its flushed or inserted offsets);

@@ -1,5 +1,5 @@
 // Keeper's leader and the threads that wait on it: a closed queueing network
-// (SPEC §4.6: every request comes from a ClickHouse thread that waits for its
+// (docs/model.md §4.6: every request comes from a ClickHouse thread that waits for its
 // answer before it sends the next, so the load cannot outgrow the threads).
 //
 // The model is the machine-repairman (finite-source) queue: N client threads,

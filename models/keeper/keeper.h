@@ -1,4 +1,4 @@
-// ClickHouse Keeper's leader and the ClickHouse threads that use it (SPEC
+// ClickHouse Keeper's leader and the ClickHouse threads that use it (docs/model.md
 // §4.6): a closed loop, models/keeper/closed_loop.h.
 //
 // The background is `background_clients` threads of the servers sharing

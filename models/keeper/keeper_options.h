@@ -1,4 +1,4 @@
-// ClickHouse Keeper as the server of a closed loop of ClickHouse threads (SPEC §4.6). `session_timeout_ms`
+// ClickHouse Keeper as the server of a closed loop of ClickHouse threads (docs/model.md §4.6). `session_timeout_ms`
 // and `operation_timeout_ms` are the real <zookeeper> client settings of a
 // ClickHouse server; the rest are model parameters.
 #pragma once

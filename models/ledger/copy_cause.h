@@ -1,4 +1,4 @@
-// Why a copy of a record exists: the vocabulary of the ledger (SPEC §3).
+// Why a copy of a record exists: the vocabulary of the ledger (docs/model.md §3).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ enum class CopyCause : std::uint8_t {
 };
 
 // The path by which a producer-side copy got into the topic
-// (metrics producer_retry_by_path.*; SPEC §10's paths a, b, c).
+// (metrics producer_retry_by_path.*; docs/model.md §10's paths a, b, c).
 enum class ProducerPath : std::uint8_t {
   NOT_IDEMPOTENT,
   EPOCH_BUMP_RESEND,
@@ -42,7 +42,7 @@ enum class InsertTag : std::uint8_t {
   STATE_RESET, // the connector's ZERO branch, or a wiped / deleted state row
 };
 
-// Why a logical record is missing from ClickHouse after drain (SPEC §3).
+// Why a logical record is missing from ClickHouse after drain (docs/model.md §3).
 // Lower values win when several apply.
 enum class LossCause : std::uint8_t {
   DLQ_ONLY,
@@ -54,7 +54,7 @@ enum class LossCause : std::uint8_t {
   COUNT,
 };
 
-// The entry point a duplicate row is attributed to (SPEC §1, §3).
+// The entry point a duplicate row is attributed to (docs/model.md §1, §3).
 enum class EntryPoint : std::uint8_t {
   PRODUCER_RETRY,
   INSERT_TIMEOUT_REDELIVERY,

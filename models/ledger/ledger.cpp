@@ -138,7 +138,7 @@ struct Attribution {
   ProducerPath path = ProducerPath::COUNT;  // for producer_retry: which path
 };
 
-// The entry point of a row that is not the first row of its id (SPEC §3):
+// The entry point of a row that is not the first row of its id (docs/model.md §3):
 // the first insert of an extra Kafka copy is a producer-side duplicate; a
 // further insert of an already-inserted copy is a sink-side duplicate, named
 // by why the sink inserted it again. `again` is that reason: the row's own

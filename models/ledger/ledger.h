@@ -1,4 +1,4 @@
-// The ground truth (SPEC §3): for every logical record, where its copies are
+// The ground truth (docs/model.md §3): for every logical record, where its copies are
 // and why each was made. Records that share a fate share an entry, so memory
 // follows the number of distinct fates, never the number of records.
 //

@@ -434,7 +434,7 @@ const std::vector<std::string>& fault_kinds() {
       "leader_change", "leader_flapping", "response_loss",  "broker_crash",  "producer_restart",
       "worker_crash",  "task_restart",    "rebalance",      "insert_timeout", "keeper_backlog",
       "keeper_election", "replica_crash", "state_wipe",     "manual_resend",
-      // SPEC §4.6: a ClickHouse server's Keeper session expires (tables read-only).
+      // docs/model.md §4.6: a ClickHouse server's Keeper session expires (tables read-only).
       "keeper_session_loss"};
   return kinds;
 }

@@ -1,7 +1,7 @@
-// The whole configuration of a scenario (SPEC §7, §9): one section per real
+// The whole configuration of a scenario (docs/model.md §7, §9): one section per real
 // component with the real property names, plus pipesim's own "run" and
 // "faults". Every value has a default; an empty config is the production
-// baseline of SPEC §8.
+// baseline of docs/model.md §8.
 #pragma once
 
 #include <string>
@@ -38,9 +38,9 @@ struct Config {
   std::vector<std::string> ignored;
 };
 
-// The fault kinds of SPEC §5.
+// The fault kinds of docs/model.md §5.
 const std::vector<std::string>& fault_kinds();
-// The default fault mix of SPEC §8 (used when the config has no "faults" key).
+// The default fault mix of docs/model.md §8 (used when the config has no "faults" key).
 std::vector<sim::FaultSpec> default_faults();
 
 // Reads a config file; ConfigError (naming the file) if unreadable or malformed.

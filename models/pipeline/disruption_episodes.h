@@ -1,4 +1,4 @@
-// Which disruptions end in a connector stop (SPEC §1, question 2): each
+// Which disruptions end in a connector stop (docs/model.md §1, question 2): each
 // worker crash, or rebalance / task restart, that finds the connector
 // healthy (every task running, none failing since its last progress) opens
 // an episode that lasts until the next such one; it "ends in State

@@ -1,4 +1,4 @@
-// Answers users ask for directly, estimated over seeds (SPEC §1, §6):
+// Answers users ask for directly, estimated over seeds (docs/model.md §1, §6):
 //   <metric>                 mean per run, Student-t interval
 //   <metric>_per_day         per simulated day of run.duration (also _per_month: 30 days)
 //   <metric>_per_million     per million records produced (ratio, bootstrap interval)

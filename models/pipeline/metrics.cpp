@@ -39,7 +39,7 @@ const std::vector<std::string>& metric_names() {
                           "leader_elections", "kafka_truncated_records"}) {
       n.emplace_back(m);
     }
-    // The producer_retry duplicates by the path that let each copy in (SPEC §10).
+    // The producer_retry duplicates by the path that let each copy in (docs/model.md §10).
     for (const char* p : {"not_idempotent", "epoch_bump_resend", "producer_id_expired", "application_resend",
                           "after_truncation"}) {
       n.push_back(std::string("producer_retry_by_path.") + p);
@@ -47,13 +47,13 @@ const std::vector<std::string>& metric_names() {
     n.emplace_back("producer_late_failures");
     for (const auto& kind : fault_kinds()) n.push_back("faults_fired." + kind);
     n.emplace_back("events_processed");
-    // Beyond SPEC §9: disruption episodes and how many ended in a connector stop.
+    // Beyond docs/model.md §9: disruption episodes and how many ended in a connector stop.
     for (const char* kind : {"crash", "rebalance"}) {
       for (const char* end : {"", "_state_mismatch", "_state_contains", "_error_state"}) {
         n.push_back(std::string(kind) + "_episodes" + end);
       }
     }
-    // Capacity figures, after the SPEC §9 names.
+    // Capacity figures, after the docs/model.md §9 names.
     for (const char* m : {"inserts_per_s", "parts_per_s", "keeper_ops_per_s"}) n.emplace_back(m);
     for (const char* c : {"inserts", "replication", "keeper_map", "cleanup"}) {
       n.push_back(std::string("keeper_ops_by_source.") + c);

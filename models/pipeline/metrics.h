@@ -1,4 +1,4 @@
-// The metric names of SPEC §9 (other tools rely on them: keep them exactly)
+// The metric names of docs/model.md §9 (other tools rely on them: keep them exactly)
 // and which of them the current models do not produce yet, so reports say
 // "not modelled yet" instead of presenting a 0 as an answer.
 #pragma once
@@ -8,7 +8,7 @@
 
 namespace pipesim::pipeline {
 
-// Every per-run metric, in report order: the SPEC §9 names, then the
+// Every per-run metric, in report order: the docs/model.md §9 names, then the
 // capacity figures:
 //   inserts_per_s, parts_per_s, keeper_ops_per_s  per second of simulated time
 //       (run.duration + run.drain); keeper ops are this pipeline's requests

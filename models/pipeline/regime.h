@@ -1,5 +1,5 @@
 // When the pipeline runs event by event and when a healthy stretch may be
-// advanced in aggregate (DESIGN.md: declared shortcuts, off with
+// advanced in aggregate (declared shortcuts, docs/model.md §2: off with
 // run.exact=true, tested against the exact path on the same seeds).
 //
 // The producer: exact (kafka-clients' requests, producer.h) from a pre-roll

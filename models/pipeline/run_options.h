@@ -1,4 +1,4 @@
-// pipesim's own "run" section (SPEC §9): how long a run lasts and which seeds.
+// pipesim's own "run" section (docs/model.md §9): how long a run lasts and which seeds.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // One seeded run of the whole pipeline: builds the components from the
 // config, injects the fault timeline, runs the workload for run.duration and
 // drains for run.drain, then settles the ledger (conservation is checked)
-// and returns the metrics of SPEC §9 in metric_names() order.
+// and returns the metrics of docs/model.md §9 in metric_names() order.
 #pragma once
 
 #include <cstdint>

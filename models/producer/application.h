@@ -1,4 +1,4 @@
-// The business service around the producer (SPEC §4.1): it sends each of
+// The business service around the producer (docs/model.md §4.1): it sends each of
 // the workload's records when it arrives (the producer takes them as its
 // RecordSource; the ledger gives them their ids) and decides what happens to
 // records whose send failed (app.on_send_failure, a model parameter since real services

@@ -1,4 +1,4 @@
-// The business service's Kafka producer, kafka-clients 3.4 (SPEC §4.1):
+// The business service's Kafka producer, kafka-clients 3.4 (docs/model.md §4.1):
 // RecordAccumulator (per-partition batches, linger.ms), Sender (drain,
 // retries, delivery.timeout.ms, idempotence through TransactionManager) and
 // NetworkClient (one connection per broker, max.in.flight.requests.per.connection,

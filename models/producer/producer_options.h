@@ -1,4 +1,4 @@
-// kafka-clients 3.4 producer properties (SPEC §4.1) and the application's
+// kafka-clients 3.4 producer properties (docs/model.md §4.1) and the application's
 // handling of failed sends. Defaults are the real client defaults.
 #pragma once
 
@@ -40,7 +40,7 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ProducerO
   v.finish();
 }
 
-// The application around the producer (SPEC §4.1, model: real services differ).
+// The application around the producer (docs/model.md §4.1, model: real services differ).
 struct AppOptions {
   std::string on_send_failure = "retry";  // retry | retry_table | drop
   std::int64_t max_resends = 3;           // with "retry": re-sends per failed record

@@ -351,7 +351,7 @@ void ClickHouseSinkTask::run_ops() {
         break;
       case SinkOpKind::INSERT: {
         // The answer, or the client's socket timeout, comes as on_insert_answer();
-        // a client timeout does not cancel the server's insert (SPEC §4.4).
+        // a client timeout does not cancel the server's insert (docs/model.md §4.4).
         insert_token_ = (insert_token_ + 1) & clickhouse::kReplyTokenMask;
         clickhouse::InsertRequest request{
             pb.partition,

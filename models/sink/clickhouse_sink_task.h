@@ -1,5 +1,5 @@
 // The connector side of one sink task: ProxySinkTask.put of ClickHouse Kafka
-// Connect v1.3.9 (SPEC §4.4, DECISION_NOTES.md). put() groups the batch by
+// Connect v1.3.9 (docs/model.md §4.4, DECISION_NOTES.md). put() groups the batch by
 // partition (visited in Java HashMap order) and runs the decision function
 // for each partition in turn; each side effect takes the time its real
 // counterpart takes (a KeeperMap query, an INSERT with its client timeout).
@@ -121,7 +121,7 @@ class ClickHouseSinkTask {
   void fail(PutFailure failure);
   void throw_non_retriable(DecisionError error);
   // The errant-record reporter: the DLQ topic if set; logging only or no
-  // reporter at all keeps nothing (SPEC §4.3).
+  // reporter at all keeps nothing (docs/model.md §4.3).
   void report(int partition, OffsetRange records);
   [[nodiscard]] bool has_reporter() const;
   // One KeeperMap query (a ClickHouse query served by Keeper) of `requests`

@@ -1,4 +1,4 @@
-// ClickHouse Kafka Connect sink v1.3.9 properties (SPEC §4.4). The section may
+// ClickHouse Kafka Connect sink v1.3.9 properties (docs/model.md §4.4). The section may
 // be given flat or as the JSON one POSTs to the Connect REST API
 // ({"name": ..., "config": {...}} with string values).
 #pragma once

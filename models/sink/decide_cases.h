@@ -1,4 +1,4 @@
-// JSON-lines I/O of `pipesim decide` (SPEC §9): one case per input line, one answer per
+// JSON-lines I/O of `pipesim decide` (docs/model.md §9): one case per input line, one answer per
 // output line, computed by decide() of models/sink/decision.h.
 #pragma once
 
@@ -31,7 +31,7 @@ using ParsedDecideCase = std::variant<DecideCase, std::string>;
 
 [[nodiscard]] Decision decide(const DecideCase& c);
 
-// The answer line (no newline): the input's four keys in SPEC order, then "ops" and "error".
+// The answer line (no newline): the input's four keys in the documented order (docs/model.md §4.4), then "ops" and "error".
 [[nodiscard]] std::string format_decision(const DecideCase& c, const Decision& d);
 
 // How the task's errors.tolerance handles an error the connector throws.

@@ -4,7 +4,7 @@
 // under src/main/java/com/clickhouse/kafka/connect/sink/:
 //   Processing.java        doLogic (l.131-266), dropRecords (l.112), splitRecordsByOffset (l.121)
 //   kafka/RangeContainer   getOverLappingState (l.52-79), empty container = [Long.MAX, -1]
-// Where this differs from SPEC §4.4, models/sink/DECISION_NOTES.md says so.
+// Where this differs from docs/model.md §4.4, models/sink/DECISION_NOTES.md says so.
 //
 // The connector works on a list of records; here the batch is the contiguous offset range
 // [batch.min, batch.max], so "drop records below x" and "split at x" become range clamps.

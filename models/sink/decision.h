@@ -36,7 +36,7 @@ struct StateRecord {
 // RangeState of the sink: how a batch's range relates to the stored range.
 enum class RangeState : std::uint8_t { SAME, NEW, CONTAINS, OVER_LAPPING, ZERO, PREVIOUS, ERROR };
 
-// The errors doLogic throws; names as `pipesim decide` prints them (SPEC §9).
+// The errors doLogic throws; names as `pipesim decide` prints them (docs/model.md §9).
 enum class DecisionError : std::uint8_t {
   NONE,
   AFTER_PROCESSING_STATE_MISMATCH,

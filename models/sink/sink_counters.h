@@ -1,4 +1,4 @@
-// Counters of the connector's rare paths (SPEC §6), shared by all tasks of a
+// Counters of the connector's rare paths (docs/model.md §6), shared by all tasks of a
 // run, so a report can show that a branch really ran.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Where the connector keeps its per-partition StateRecord (SPEC §4.4):
+// Where the connector keeps its per-partition StateRecord (docs/model.md §4.4):
 //  - exactlyOnce=false: an in-memory map that belongs to one task instance
 //    and is lost when the task restarts (InMemoryState of the connector);
 //  - exactlyOnce=true: a KeeperMap table shared by all tasks, surviving

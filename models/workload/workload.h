@@ -1,4 +1,4 @@
-// The business service's record arrivals (SPEC §4.1): a daily rate profile,
+// The business service's record arrivals (docs/model.md §4.1): a daily rate profile,
 // keys spread uniformly over the partitions by hash, every record at its own
 // instant (microseconds). Nothing is released in bursts: the service calls
 // KafkaProducer.send whenever one of its requests comes in.

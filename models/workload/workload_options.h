@@ -1,4 +1,4 @@
-// The business service's workload (SPEC §4.1, §9 "workload").
+// The business service's workload (docs/model.md §4.1, §9 "workload").
 #pragma once
 
 #include <cstdint>

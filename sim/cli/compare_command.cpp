@@ -1,5 +1,5 @@
 // pipesim compare A B: both configs on the same seeds. Common random numbers
-// (SPEC §2) give both the same workload and fault timeline per seed, so the
+// (docs/model.md §2) give both the same workload and fault timeline per seed, so the
 // per-seed differences B - A carry far less noise than two separate runs.
 #include <cstdio>
 #include <iostream>

@@ -66,7 +66,7 @@ std::vector<sim::ExtremeSeed> extreme_seeds(const std::vector<sim::Metrics>& run
   return out;
 }
 
-// The answers of SPEC §1 first: duplicates and losses per day by entry point
+// The answers of docs/model.md §1 first: duplicates and losses per day by entry point
 // and cause, how often a disruption stops the connector, the DLQ split.
 void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
                   const pipeline::Config& config) {

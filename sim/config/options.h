@@ -5,7 +5,7 @@
 //   - writes the effective config (OptionWriter),
 //   - lists the reference table  (OptionLister).
 // A bad value raises ConfigError naming the JSON path, what was expected and
-// what was found; an unknown key gets a did-you-mean hint (SPEC §7).
+// what was found; an unknown key gets a did-you-mean hint (docs/model.md §7).
 #pragma once
 
 #include <cstdint>

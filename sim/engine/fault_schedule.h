@@ -1,4 +1,4 @@
-// The fault timeline of one run (SPEC §5): each configured fault is either
+// The fault timeline of one run (docs/model.md §5): each configured fault is either
 // scheduled (at time t) or stochastic (Poisson with rate_per_day). Every fault
 // kind draws its arrival times, durations and targets from its own named
 // stream ("faults/<kind>"), so adding a fault of another kind, or changing a

@@ -1,4 +1,4 @@
-// Named, independent random streams (SPEC §2). A stream is derived from
+// Named, independent random streams (docs/model.md §2). A stream is derived from
 // (master seed, name) only, so adding a stream or drawing more from one never
 // shifts another's draws: two configs that differ in one component see the
 // same workload and fault timeline for the same seed (common random numbers).

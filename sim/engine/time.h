@@ -1,5 +1,5 @@
 // Simulated time: an int64 count of microseconds. Never a double, never the
-// wall clock (SPEC §2). The same type measures instants and durations.
+// wall clock (docs/model.md §2). The same type measures instants and durations.
 #pragma once
 
 #include <compare>

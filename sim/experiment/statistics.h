@@ -1,4 +1,4 @@
-// Statistics over seeds (SPEC §6): mean, standard deviation, Student-t
+// Statistics over seeds (docs/model.md §6): mean, standard deviation, Student-t
 // confidence interval of the mean, percentiles; Wilson intervals for
 // proportions. Our own numerics (incomplete beta for the t distribution), so
 // results are the same on every machine.

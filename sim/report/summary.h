@@ -1,5 +1,5 @@
 // Writers of a Monte Carlo result: a table for people, JSON and CSV for
-// tools (SPEC §9: the JSON shape and metric names are kept stable).
+// tools (docs/model.md §9: the JSON shape and metric names are kept stable).
 #pragma once
 
 #include <cstdint>
