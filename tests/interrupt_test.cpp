@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <vector>
 
 #include "sim/engine/interrupt.h"
 #include "sim/engine/simulation.h"
@@ -72,6 +73,29 @@ TEST(Interrupt, MonteCarloStartsNoNewSeedAndThrows) {
                Interrupted);
   clear_interrupt();
   EXPECT_EQ(last, 3u);  // seeds 4..10 never started
+}
+
+// The event loop tells this thread's progress observer the simulated time
+// every 2^16 events (one-run commands draw their progress line from it), and
+// an observed run is the same run.
+TEST(Interrupt, ProgressObserverHearsSimulatedTimeEvery65536Events) {
+  std::vector<Time> heard;
+  observe_progress([&heard](Time now) { heard.push_back(now); });
+  Simulation sim;
+  Ticker ticker(sim);
+  ticker.start();
+  sim.run_until(Time{200000});  // 200,000 events, one per microsecond
+  observe_progress({});
+  // The loop counts events from 1 and looks every 2^16: before the 65,536th,
+  // 131,072nd and 196,608th event, at their times (one event per microsecond).
+  EXPECT_EQ(heard, (std::vector<Time>{Time{65536}, Time{131072}, Time{196608}}));
+  EXPECT_EQ(ticker.ticks_, 200000);
+  Simulation again;
+  Ticker quiet(again);
+  quiet.start();
+  again.run_until(Time{200000});
+  EXPECT_EQ(quiet.ticks_, ticker.ticks_);
+  EXPECT_EQ(heard.size(), 3u);  // cleared: the second run was not heard
 }
 
 }  // namespace

@@ -63,6 +63,30 @@ TEST(OutputFile, ReplacesAnExistingFile) {
   EXPECT_EQ(dir.listing(), "result.json");
 }
 
+// Checked before any simulation: the same failures as the write, and a
+// writable path is left as it was (the probe file is gone again).
+TEST(OutputFile, CheckOutputPathBeforeSimulating) {
+  TempDir dir;
+  const auto error = [](const std::string& path) {
+    try {
+      check_output_path(path);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  EXPECT_EQ(error(dir.path("no-such-dir/result.json")),
+            "cannot write " + dir.path("no-such-dir/result.json") + ": No such file or directory");
+  fs::create_directory(dir.path("sub"));
+  EXPECT_EQ(error(dir.path("sub")), "cannot write " + dir.path("sub") + ": Is a directory");
+  EXPECT_EQ(error(dir.path("result.json")), "<no error>");
+  std::ofstream(dir.path("kept.json")) << "old";
+  EXPECT_EQ(error(dir.path("kept.json")), "<no error>");
+  EXPECT_EQ(contents(dir.path("kept.json")), "old");
+  EXPECT_EQ(dir.listing(), "kept.json sub");
+  EXPECT_EQ(error("/dev/null"), "<no error>");  // written directly, not replaced
+}
+
 TEST(OutputFile, MissingDirectoryNamesThePath) {
   TempDir dir;
   const std::string path = dir.path("no-such-dir/result.json");

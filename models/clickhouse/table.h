@@ -2,8 +2,9 @@
 // ClickHouse 25.3's ReplicatedMergeTreeSink commits an insert:
 //  1. the insert reaches one replica (the client's load balancer picks one at
 //     random); a replica that is down refuses it (or hangs, for a dead host),
-//     a read-only replica (Keeper session lost) answers 242 at once
-//     (StorageReplicatedMergeTree::write), and with insert_quorum the replica
+//     a replica whose Keeper session is lost takes the insert and its commit
+//     stage retries (step 3) until the session is back or the retries run
+//     out, and with insert_quorum the replica
 //     first counts the active replicas (checkQuorumPrecondition: 285);
 //  2. it writes the part locally (base + per-row cost);
 //  3. it commits through Keeper: allocateBlockNumber (a multi that also
