@@ -22,6 +22,7 @@
 #include "models/workload/workload.h"
 #include "sim/config/duration.h"
 #include "sim/config/options.h"
+#include "tests/config_error.h"
 
 namespace {
 
@@ -36,16 +37,7 @@ using pipesim::pipeline::read_config_file;
 using pipesim::sim::ConfigError;
 using pipesim::sim::Time;
 
-// The message of the ConfigError that `f` throws, or "<no error>".
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using pipesim::testing::error_of;
 
 std::string load_error(const json& raw) {
   return error_of([&] { (void)load_config(raw); });

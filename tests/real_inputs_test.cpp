@@ -17,6 +17,7 @@
 #include "models/pipeline/real_keys.h"
 #include "sim/config/options.h"
 #include "sim/config/properties_file.h"
+#include "tests/config_error.h"
 
 namespace {
 
@@ -33,15 +34,7 @@ using pipesim::sim::ConfigError;
 using pipesim::sim::parse_properties;
 using pipesim::sim::Time;
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using pipesim::testing::error_of;
 
 bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();

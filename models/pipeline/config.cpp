@@ -5,7 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
+#include <set>
 #include <sstream>
 
 #include "models/keeper/closed_loop.h"
@@ -70,7 +70,7 @@ class ErrorList {
 template <class Options>
 void visit_collecting(const json& object, const std::string& where, bool strings_allowed,
                       const std::string& real_section, Options& options, std::vector<std::string>& ignored,
-                      ErrorList& errors, const std::function<void(OptionReader&)>& prepare = {}) {
+                      ErrorList& errors) {
   json remaining = object;
   std::string last;
   for (;;) {
@@ -80,7 +80,6 @@ void visit_collecting(const json& object, const std::string& where, bool strings
       reader.real_keys([real_section](std::string_view key) { return real_key(real_section, key); },
                        real_key_candidates(real_section));
     }
-    if (prepare) prepare(reader);
     try {
       visit(reader, attempt);
     } catch (const ConfigError& e) {
@@ -496,8 +495,9 @@ json parse_limited(const std::string& text, const std::string& where) {
   // parser goes (a frame per open object or array).
   struct Frame {
     bool array = false;
-    std::size_t index = 0;          // an array's next element
-    std::vector<std::string> keys;  // an object's keys so far
+    std::size_t index = 0;        // an array's next element
+    std::set<std::string> keys;   // an object's keys so far (a set: objects may be huge)
+    std::string key;              // the object's current key
   };
   std::vector<Frame> frames;
   const auto path = [&frames] {
@@ -505,8 +505,8 @@ json parse_limited(const std::string& text, const std::string& where) {
     for (const auto& f : frames) {
       if (f.array) {
         p += "[" + std::to_string(f.index) + "]";
-      } else if (!f.keys.empty()) {
-        p += (p.empty() ? "" : ".") + f.keys.back();
+      } else if (!f.key.empty()) {
+        p += (p.empty() ? "" : ".") + f.key;
       }
     }
     return p;
@@ -517,16 +517,15 @@ json parse_limited(const std::string& text, const std::string& where) {
       throw ConfigError(where + "JSON nested deeper than " + std::to_string(kMaxNesting) + " levels");
     }
     if (event == E::object_start || event == E::array_start) {
-      frames.push_back(Frame{event == E::array_start, 0, {}});
+      frames.push_back(Frame{event == E::array_start, 0, {}, {}});
     } else if (event == E::key && !frames.empty()) {
       const std::string& key = parsed.get_ref<const std::string&>();
-      auto& keys = frames.back().keys;
-      if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
-        keys.push_back(key);
+      Frame& f = frames.back();
+      f.key = key;
+      if (!f.keys.insert(key).second) {
         throw ConfigError(where + "duplicate key \"" + key + "\" at " + path() +
                           " (JSON keeps only the last: give it once)");
       }
-      keys.push_back(key);
     } else if (event == E::object_end || event == E::array_end || event == E::value) {
       if (event != E::value && !frames.empty()) frames.pop_back();
       if (!frames.empty() && frames.back().array) ++frames.back().index;

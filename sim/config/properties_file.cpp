@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "sim/config/options.h"
@@ -81,6 +82,7 @@ std::vector<Property> parse_properties(const std::string& text, const std::strin
     }
   }
   std::vector<Property> out;
+  std::map<std::string, std::size_t> index;  // key -> its entry in out
   for (std::size_t n = 0; n < lines.size(); ++n) {
     const int first_line = static_cast<int>(n) + 1;
     std::size_t b = 0;
@@ -114,14 +116,12 @@ std::vector<Property> parse_properties(const std::string& text, const std::strin
     while (v < logical.size() && blank(logical[v])) ++v;
     Property p{unescape(logical.substr(0, end), path, first_line), unescape(logical.substr(v), path, first_line),
                first_line};
-    bool replaced = false;
-    for (auto& q : out) {
-      if (q.key == p.key) {
-        q = p;
-        replaced = true;
-      }
+    const auto [at, fresh] = index.emplace(p.key, out.size());
+    if (fresh) {
+      out.push_back(std::move(p));
+    } else {
+      out[at->second] = std::move(p);
     }
-    if (!replaced) out.push_back(std::move(p));
   }
   return out;
 }
