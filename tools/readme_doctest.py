@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""Runs every example session of the README and compares its output with what
+the README shows.
+
+A session is a fenced code block whose first line starts with "$ ". Each
+"$ " line is a command (continued over the next lines while bash finds it
+incomplete, or the line ends in a backslash or a pipe); the lines after it, up
+to the next command, are its expected output (stdout and stderr together).
+All sessions run in order in one scratch directory where configs/, tools/ and
+notebooks/ are the repository's and `pipesim` (also build/pipesim) is the
+binary under test, so a session may use what an earlier one wrote (out/...).
+
+Comparison: trailing blanks are ignored; an expected line "..." stands for any
+number of lines. An HTML comment right before a block can say
+  <!-- doctest: skip: WHY -->         the block is not run (WHY is printed), or
+  <!-- doctest: mask REGEX: WHY -->    text matching REGEX is masked on both sides;
+nothing else is ever masked, and each mask prints its reason.
+
+Usage: readme_doctest.py PIPESIM README [--keep DIR]. Exit 0 when every
+session matches, 1 otherwise (each difference printed).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+DIRECTIVE = re.compile(r"^<!-- doctest: (skip|mask):? (.*) -->$")
+
+
+def sessions(readme_text):
+    """Yields (line number, directives, block lines) for each session block."""
+    lines = readme_text.split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            start = i
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            block = lines[i + 1:j]
+            directives = []
+            k = start - 1
+            while k >= 0 and DIRECTIVE.match(lines[k]):
+                directives.insert(0, DIRECTIVE.match(lines[k]).groups())
+                k -= 1
+            if block and block[0].startswith("$ "):
+                yield start + 1, directives, block
+            i = j + 1
+        else:
+            i += 1
+
+
+def incomplete(command):
+    if command.endswith("\\") or command.rstrip().endswith("|"):
+        return True
+    check = subprocess.run(["bash", "-n", "-c", command], capture_output=True, text=True)
+    return check.returncode != 0 and "unexpected end of file" in check.stderr
+
+
+def commands(block):
+    """Splits a block into (command, expected output lines)."""
+    out = []
+    i = 0
+    while i < len(block):
+        if not block[i].startswith("$ "):
+            i += 1
+            continue
+        command = block[i][2:]
+        i += 1
+        while i < len(block) and incomplete(command):
+            command += "\n" + block[i]
+            i += 1
+        expected = []
+        while i < len(block) and not block[i].startswith("$ "):
+            expected.append(block[i])
+            i += 1
+        out.append((command, expected))
+    return out
+
+
+def matches(expected, actual):
+    """Whether actual matches expected, "..." matching any run of lines."""
+    memo = {}
+
+    def go(e, a):
+        if (e, a) in memo:
+            return memo[(e, a)]
+        if e == len(expected):
+            result = a == len(actual)
+        elif expected[e] == "...":
+            result = any(go(e + 1, k) for k in range(a, len(actual) + 1))
+        else:
+            result = a < len(actual) and expected[e] == actual[a] and go(e + 1, a + 1)
+        memo[(e, a)] = result
+        return result
+
+    return go(0, 0)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    binary = os.path.abspath(sys.argv[1])
+    readme = os.path.abspath(sys.argv[2])
+    repo = os.path.dirname(readme)
+    keep = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--keep" else None
+    work = keep or tempfile.mkdtemp(prefix="pipesim_readme_doctest.")
+    os.makedirs(work, exist_ok=True)
+    bin_dir = os.path.join(work, ".bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    for name in ("configs", "tools", "notebooks"):
+        if not os.path.exists(os.path.join(work, name)):
+            os.symlink(os.path.join(repo, name), os.path.join(work, name))
+    os.makedirs(os.path.join(work, "build"), exist_ok=True)
+    for target in (os.path.join(bin_dir, "pipesim"), os.path.join(work, "build", "pipesim")):
+        if not os.path.exists(target):
+            os.symlink(binary, target)
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), COLUMNS="100")
+    env.pop("PIPESIM", None)
+
+    failures = 0
+    checked = 0
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    for line_number, directives, block in sessions(text):
+        skip = [why for kind, why in directives if kind == "skip"]
+        if skip:
+            print(f"skip README.md:{line_number}: {skip[0].lstrip(': ')}")
+            continue
+        masks = []
+        for kind, rest in directives:
+            if kind == "mask":
+                regex, _, why = rest.partition(": ")
+                masks.append(re.compile(regex))
+                print(f"mask README.md:{line_number}: /{regex}/ because {why}")
+
+        def clean(lines):
+            out = []
+            for line in lines:
+                line = line.rstrip()
+                for m in masks:
+                    line = m.sub("<masked>", line)
+                out.append(line)
+            while out and out[-1] == "":
+                out.pop()
+            return out
+
+        for command, expected in commands(block):
+            run = subprocess.run(["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+            actual = clean(run.stdout.split("\n"))
+            want = clean(expected)
+            checked += 1
+            if matches(want, actual):
+                print(f"ok   README.md:{line_number}: $ {command.splitlines()[0]}")
+            else:
+                failures += 1
+                print(f"FAIL README.md:{line_number}: $ {command.splitlines()[0]}")
+                print("  README shows:")
+                for line in want:
+                    print("    " + line)
+                print("  the command printed:")
+                for line in actual:
+                    print("    " + line)
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{checked - failures} of {checked} README commands match")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
