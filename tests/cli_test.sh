@@ -123,6 +123,13 @@ for body in post put get; do
     fail "a Connect REST $body body as the whole file" "$(show)"
   fi
 done
+write rest_grid.json '{"connect.offset.flush.interval.ms": [10000, 60000]}'
+run "$PIPESIM" sweep "$TMP/put.json" --grid "$TMP/rest_grid.json" --dry-run
+if [ "$RC" -eq 0 ] && [ "$(grep -c '"point"' "$OUT")" -eq 2 ]; then
+  pass "sweep takes a Connect REST body as its config"
+else
+  fail "sweep takes a Connect REST body as its config" "$(show)"
+fi
 printf '# worker\nbootstrap.servers=k:9092\noffset.flush.interval.ms=10000\nsession.timeout.ms=20000\nconsumer.max.poll.records=300\nplugin.path=/a,\\\n  /b\n' >"$TMP/worker.properties"
 printf 'max.poll.interval.ms: 600000\n' >"$TMP/consumer.properties"
 printf 'acks=1\ncompression.type=lz4\n' >"$TMP/producer.properties"

@@ -48,7 +48,8 @@ struct SweepArgs {
 // points), and the same as a plain config, from one read of the file.
 std::pair<OrderedJson, nlohmann::json> read_ordered_json(const std::string& path) {
   const std::string text = pipeline::read_config_text(path);
-  nlohmann::json plain = pipeline::parse_config_text(text, path);  // the readable errors: file, line, column
+  // The readable errors (file, line, column), and a Connect REST body on its own as the connector section.
+  nlohmann::json plain = pipeline::connect_rest_document(pipeline::parse_config_text(text, path));
   return {OrderedJson::parse(text), std::move(plain)};
 }
 
