@@ -500,6 +500,9 @@ if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["metrics"]["du
 else
   fail "compare verdict" "$(show)"
 fi
+cp "$OUT" "$TMP/compare.json"
+json_check "compare JSON: each side says what ran (file, digest, duration, drain, effective config, ignored)" \
+  "$TMP/compare.json" 'list(d) == ["pipesim_version", "a", "b", "seeds", "metrics"] and list(d["a"]) == ["file", "config_digest", "duration", "drain", "config", "ignored"] and d["a"]["file"].endswith("slow_commit.json") and d["a"]["config"]["connect"]["offset.flush.interval.ms"] == 120000 and d["b"]["config"]["connect"]["offset.flush.interval.ms"] == 10000 and d["a"]["config"]["connector"]["exactlyOnce"] is False and d["a"]["duration"] == "40m" and d["b"]["drain"] == "5m"'
 run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/slow_commit.json" --format json
 if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(m["verdict"]=="identical" for m in d["metrics"].values())' "$OUT"; then
   pass "compare: a config against itself is identical on every metric"
@@ -513,6 +516,10 @@ write badexpect.json '{"expect":[{"metric":"duplicate_rows_per_dya","max":0}]}'
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json"
 expect_rc "check: expectations that hold" 0
 grep -q '^PASS  lost_records_per_day <= 0 at 95% confidence' "$OUT" && pass "check prints PASS lines" || fail "check PASS line" "$(show)"
+run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json" --format json
+expect_rc "check --format json: expectations that hold" 0
+json_check "check JSON: what ran, then each expectation with its bound and verdict" "$OUT" \
+  'list(d)[:5] == ["pipesim_version", "config_digest", "seeds", "passed", "expectations"] and d["passed"] is True and d["seeds"] == {"first": 1, "count": 3} and [(e["metric"], e["verdict"], e.get("max"), e.get("min")) for e in d["expectations"]] == [("lost_records_per_day", "PASS", 0, None), ("records_produced", "PASS", None, 100000)] and d["config"]["connect"]["offset.flush.interval.ms"] == 120000 and d["duration"] == "40m" and d["ignored"] == [] and d["expect_file"].endswith("pass.json")'
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/fail.json"
 expect_rc "check: an expectation that fails" 1
 grep -q '^FAIL  duplicate_rows_per_day <= 0 at 90% confidence: estimate' "$OUT" && pass "check names the failing expectation" || fail "check FAIL line" "$(show)"
@@ -759,6 +766,12 @@ interrupt_check() {
       (((($(caught_mask "$pid") & 0x4002)) == 0x4002)) && break
     sleep 0.1
   done
+  # INTERRUPT_AFTER=FILE: also wait (up to 60 s) until the command has written FILE (a sweep's
+  # sweep.json: a signal before it finds no sweep to resume and says so instead).
+  for ((i = 0; i < 600; i++)); do
+    [ -z "${INTERRUPT_AFTER:-}" ] || [ -e "$INTERRUPT_AFTER" ] && break
+    sleep 0.1
+  done
   kill -s "$sig" "$pid"
   # A command that ignores the signal must fail the test, not hang it: 120 s, then kill -9.
   for ((i = 0; i < 1200; i++)); do
@@ -794,7 +807,7 @@ interrupt_check TERM SIGTERM 143 explain "pipesim: interrupted (SIGTERM), no res
 interrupt_check INT SIGINT 130 compare "pipesim: interrupted (SIGINT), no result written" -- compare "$CFG" "$CFG" "${LONG[@]}" --seeds 2
 interrupt_check INT SIGINT 130 check "pipesim: interrupted (SIGINT), no result written" -- check "$CFG" "${LONG[@]}" --seeds 2 --expect "$TMP/pass.json"
 write sweep_grid.json '{"connect.offset.flush.interval.ms": [10000, 60000]}'
-interrupt_check TERM SIGTERM 143 sweep "pipesim: interrupted (SIGTERM), 0 of 2 points are in $TMP/intr/sw; finish with: pipesim sweep '$CFG' --grid '$TMP/sweep_grid.json' --set 'run.duration=3650d' --seeds 2 --out '$TMP/intr/sw' --resume" -- \
+INTERRUPT_AFTER=$TMP/intr/sw/sweep.json interrupt_check TERM SIGTERM 143 sweep "pipesim: interrupted (SIGTERM), 0 of 2 points are in $TMP/intr/sw; finish with: pipesim sweep '$CFG' --grid '$TMP/sweep_grid.json' --set 'run.duration=3650d' --seeds 2 --out '$TMP/intr/sw' --resume" -- \
   sweep "$CFG" --grid "$TMP/sweep_grid.json" "${LONG[@]}" --seeds 2 --out "$TMP/intr/sw"
 [ -f "$TMP/intr/sw/sweep.json" ] && pass "sweep interrupted: its directory stays for --resume" || fail "sweep interrupted: its directory stays for --resume" "$(ls -A "$TMP/intr")"
 

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "sim/engine/interrupt.h"
 #include "sim/experiment/statistics.h"
 #include "sim/report/append_file.h"
 #include "sim/report/sweep_directory.h"
@@ -202,6 +204,16 @@ TEST(SweepDirectory, RefusesToOverwriteOrToResumeAnotherSweep) {
   SweepDirectory fresh(t / "new", manifest_of(5, false), true);
   EXPECT_EQ(fresh.done(), 0u);
   EXPECT_TRUE(fs::exists(t / "new/sweep.json"));
+}
+
+// A signal that comes while the sweep writes its manifest is an interrupt
+// (exit 130/143 from the command), not a file error (exit 2), and leaves no sweep.json.
+TEST(SweepDirectory, AnInterruptWhileWritingTheManifestIsNotAFileError) {
+  TempDir t;
+  request_interrupt(SIGTERM);
+  EXPECT_THROW(SweepDirectory(t / "s", manifest_of(5, false), false), Interrupted);
+  clear_interrupt();
+  EXPECT_FALSE(fs::exists(t / "s/sweep.json"));
 }
 
 TEST(SweepDirectory, ResumeRejectsLinesOfOtherPoints) {

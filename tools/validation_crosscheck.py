@@ -16,6 +16,7 @@ import json
 import math
 import subprocess
 import sys
+import tempfile
 
 import matplotlib
 
@@ -69,11 +70,12 @@ def run(pipesim, rate, interval, b, exactly_once, seeds, crashes):
         "faults": [{"kind": "worker_crash", "rate_per_day": crashes_per_day}],
         "run": {"duration": f"{duration_s}s", "drain": "30m", "seeds": seeds},
     }
-    path = "/tmp/pipesim_validation_point.json"
-    with open(path, "w") as f:
+    # Each point's config in its own temporary file (two checks may run side by side).
+    with tempfile.NamedTemporaryFile("w", suffix=".json", prefix="pipesim_validation_point.") as f:
         json.dump(config, f)
-    out = subprocess.run([pipesim, "run", path, "--format", "json", "--per-seed"], check=True,
-                         capture_output=True, text=True).stdout
+        f.flush()
+        out = subprocess.run([pipesim, "run", f.name, "--format", "json", "--per-seed"], check=True,
+                             capture_output=True, text=True).stdout
     runs = json.loads(out)["runs"]
     total = lambda *keys: sum(r["metrics"][keys[0]] if len(keys) == 1 else r["metrics"][keys[0]][keys[1]]
                               for r in runs)

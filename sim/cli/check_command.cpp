@@ -14,6 +14,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/cli/simulate.h"
+#include "sim/config/duration.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {
@@ -166,7 +167,7 @@ int execute(const CheckArgs& args) {
     target = std::min<std::uint64_t>(target * 2, static_cast<std::uint64_t>(args.max_seeds));
   }
   bool all_pass = true;
-  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  nlohmann::ordered_json checked = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < expectations.size(); ++i) {
     const Expectation& x = expectations[i];
     const Decision& d = decisions[i];
@@ -177,9 +178,12 @@ int execute(const CheckArgs& args) {
     if (x.min) limit += std::string(x.max ? " and" : "") + " >= " + sim::format_number(*x.min);
     const int pct = static_cast<int>(std::lround(x.confidence * 100));
     if (args.format == "json") {
-      json.push_back({{"metric", x.metric}, {"verdict", word}, {"estimate", d.estimate.value},
-                      {"lower", d.estimate.lo}, {"upper", d.estimate.hi}, {"confidence", x.confidence},
-                      {"seeds", runs.size()}});
+      nlohmann::ordered_json one = {{"metric", x.metric}, {"verdict", word}, {"estimate", d.estimate.value},
+                                    {"lower", d.estimate.lo}, {"upper", d.estimate.hi},
+                                    {"confidence", x.confidence}, {"seeds", runs.size()}};
+      if (x.max) one["max"] = *x.max;
+      if (x.min) one["min"] = *x.min;
+      checked.push_back(one);
       continue;
     }
     std::cout << word << "  " << x.metric << limit << " at " << pct << "% confidence: estimate "
@@ -193,7 +197,22 @@ int execute(const CheckArgs& args) {
     if (d.verdict == Verdict::UNDECIDED) std::cout << " (not statistically clear: counts as a failure)";
     std::cout << "\n";
   }
-  if (args.format == "json") std::cout << json.dump(2) << "\n";
+  if (args.format == "json") {
+    // What ran, under run's names, then each expectation with its bound and verdict.
+    nlohmann::ordered_json json;
+    json["pipesim_version"] = PIPESIM_VERSION;
+    json["config_digest"] = pipeline::config_digest(config);
+    json["seeds"] = {{"first", config.run.first_seed}, {"count", runs.size()}};
+    json["passed"] = all_pass;
+    json["expectations"] = checked;
+    json["file"] = args.config.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(args.config);
+    json["expect_file"] = args.expect;
+    json["duration"] = sim::format_duration(config.run.duration);
+    json["drain"] = sim::format_duration(config.run.drain);
+    json["config"] = pipeline::effective_config(config);
+    json["ignored"] = config.ignored;
+    std::cout << json.dump(2) << "\n";
+  }
   return all_pass ? 0 : 1;
 }
 

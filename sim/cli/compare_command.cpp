@@ -10,6 +10,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/cli/simulate.h"
+#include "sim/config/duration.h"
 #include "sim/experiment/statistics.h"
 #include "sim/report/summary.h"
 
@@ -85,8 +86,17 @@ int execute(const CompareArgs& args) {
   const double days_a = run_days(a), days_b = run_days(b);
 
   nlohmann::ordered_json json;
-  json["a"] = {{"config", args.a}, {"config_digest", pipeline::config_digest(a)}};
-  json["b"] = {{"config", args.b}, {"config_digest", pipeline::config_digest(b)}};
+  json["pipesim_version"] = PIPESIM_VERSION;
+  // Each side says what ran, under run's names: its file (null: the baseline), digest, duration,
+  // drain, effective config (every default) and the keys it ignored.
+  for (auto [config, path, key] : {std::tuple{&a, &args.a, "a"}, std::tuple{&b, &args.b, "b"}}) {
+    json[key] = {{"file", path->empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(*path)},
+                 {"config_digest", pipeline::config_digest(*config)},
+                 {"duration", sim::format_duration(config->run.duration)},
+                 {"drain", sim::format_duration(config->run.drain)},
+                 {"config", pipeline::effective_config(*config)},
+                 {"ignored", config->ignored}};
+  }
   json["seeds"] = {{"first", request.first_seed}, {"count", request.seeds}};
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   std::string table;

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/engine/interrupt.h"
 #include "sim/experiment/sweep_grid.h"
 #include "sim/report/output_file.h"
 #include "sim/report/sweep_output.h"
@@ -162,6 +163,8 @@ SweepDirectory::SweepDirectory(std::string dir, const nlohmann::ordered_json& ma
     if (ec) throw SweepFileError("cannot create " + dir_ + ": " + ec.message());
     try {
       write_file_atomically(manifest_path, manifest_text(manifest));
+    } catch (const Interrupted&) {
+      throw;  // an interrupt is not a file error: the command reports it (exit 130/143)
     } catch (const std::exception& e) {
       throw SweepFileError(e.what());
     }
@@ -188,6 +191,8 @@ void SweepDirectory::finish() {
   const std::string points_path = in_dir(dir_, kSweepPointsFile);
   try {
     write_file_atomically(in_dir(dir_, kSweepSummaryFile), summary_csv(read_lines(points_path)));
+  } catch (const Interrupted&) {
+    throw;
   } catch (const std::exception& e) {
     throw SweepFileError(e.what());
   }
@@ -287,6 +292,8 @@ void merge_sweep_shards(const std::vector<std::string>& shard_dirs, const std::s
     write_file_atomically(in_dir(out_dir, kSweepPointsFile), points_text);
     write_file_atomically(in_dir(out_dir, kSweepSummaryFile), summary_csv(points));
   } catch (const SweepFileError&) {
+    throw;
+  } catch (const Interrupted&) {
     throw;
   } catch (const std::exception& e) {
     throw SweepFileError(e.what());

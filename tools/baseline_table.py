@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""VALIDATION.md's "production baseline's answers" table: the three questions
+of docs/model.md §8 asked of the default config (the production baseline), 40
+seeds each, with the numbers read from `pipesim run --per-seed --format json`.
+Shares of crashes come with a 95% Wilson interval over the pooled crashes; rates
+per day and per crash with the interval pipesim's estimates give.
+
+usage: tools/baseline_table.py PIPESIM [--seeds 40]
+"""
+import argparse
+import json
+import math
+import subprocess
+
+QUESTIONS = [
+    ("with exactlyOnce on, what share of worker crashes end in State MISMATCH?",
+     ["--set", "connector.exactlyOnce=true"]),
+    ("with exactlyOnce off, how many duplicate rows per worker crash?", []),
+    ("with exactlyOnce on and the delete_state_row runbook, how many duplicate rows a day?",
+     ["--set", "connector.exactlyOnce=true", "--set", "operator.remediation=delete_state_row"]),
+]
+
+
+def wilson(x, n, z=1.95996):
+    if n == 0:
+        return 0.0, 1.0
+    p = x / n
+    c = (p + z * z / (2 * n)) / (1 + z * z / n)
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def share(x, n):
+    lo, hi = wilson(x, n)
+    return f"{x / n if n else 0:.2f}, [{lo:.2f}, {hi:.2f}]"
+
+
+def estimate(e):
+    return f"{e['value']:,.0f}, 95% CI [{e['ci95'][0]:,.0f}, {e['ci95'][1]:,.0f}]"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("pipesim")
+    parser.add_argument("--seeds", type=int, default=40)
+    args = parser.parse_args()
+    print("| question | command | pipesim says |")
+    print("|---|---|---|")
+    for question, flags in QUESTIONS:
+        command = ["run", "--seeds", str(args.seeds)] + flags
+        done = subprocess.run([args.pipesim] + command + ["--format", "json", "--per-seed"], check=True,
+                              capture_output=True, text=True)
+        result = json.loads(done.stdout)
+        est = result["estimates"]
+        total = lambda key: sum(r["metrics"][key] for r in result["runs"])  # noqa: E731
+        crashes = round(total("crash_episodes"))
+        shown = " ".join(["pipesim"] + command)
+        if flags == QUESTIONS[0][1]:
+            error, mismatch = round(total("crash_episodes_error_state")), round(total("crash_episodes_state_mismatch"))
+            rebalances = round(total("rebalance_episodes"))
+            rebalance_stops = round(total("rebalance_episodes_state_mismatch") +
+                                    total("rebalance_episodes_error_state"))
+            says = (f"**{error} of {crashes} crashes end in ERROR State ({share(error, crashes)}), "
+                    f"{mismatch} of {crashes} in State MISMATCH ({share(mismatch, crashes)})**; "
+                    f"{rebalance_stops} of {rebalances} graceful rebalances; tasks spend "
+                    f"{est['task_downtime_s_per_day']['value']:,.0f} task-seconds per day FAILED "
+                    f"(the restart_only runbook)")
+        elif not flags:
+            says = (f"**{estimate(est['duplicate_rows_per_crash'])} rows per crash** ({crashes} crashes); "
+                    f"{estimate(est['duplicate_rows_per_day'])} duplicate rows per day")
+        else:
+            pending = [r["seed"] for r in result["runs"] if r["metrics"]["pending_records"] > 0]
+            says = (f"**{estimate(est['duplicate_rows_per_day'])} duplicate rows per day** "
+                    f"({est['duplicate_rows_per_crash']['value']:,.0f} per crash); "
+                    f"{len(pending)} of {len(result['runs'])} seeds end with records pending"
+                    f"{' (seed' + ('s ' if len(pending) > 1 else ' ') + ', '.join(map(str, pending)) + ')' if pending else ''}; "
+                    f"{est['task_downtime_s_per_day']['value']:,.0f} task-seconds per day FAILED")
+        print(f"| {question} | `{shown}` | {says} |")
+
+
+if __name__ == "__main__":
+    main()
