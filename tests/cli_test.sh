@@ -592,6 +592,15 @@ bad_exact "JSON nested too deep" "pipesim: config error: $TMP/deep.json: JSON ne
 write array.json '[1, 2]'
 bad_exact "top level not an object" "pipesim: $TMP/array.json: config error at (top level): expected an object with sections, found [1,2]" \
   "$PIPESIM" validate "$TMP/array.json"
+write null.json 'null'
+bad_exact "a config file holding null" "pipesim: $TMP/null.json: config error at (top level): expected an object with sections, found null" \
+  "$PIPESIM" validate "$TMP/null.json"
+printf '{"run": {}}\n\0{"run": {"seeds": 0}}' >"$TMP/nul.json"
+bad_exact "a NUL byte in a config file" "pipesim: config error: $TMP/nul.json: malformed JSON at line 2: a NUL byte (a JSON text has none)" \
+  "$PIPESIM" validate "$TMP/nul.json"
+write sweep_grid_ok.json '{"connect.max.poll.records": [100, 200]}'
+bad_exact "sweep: a config that is not an object names its file" "pipesim: $TMP/array.json: config error at (top level): expected an object with sections, found [1,2]" \
+  "$PIPESIM" sweep "$TMP/array.json" --grid "$TMP/sweep_grid_ok.json" --out "$TMP/never_sweep"
 write section.json '{"run": 5}'
 bad_exact "section not an object" "pipesim: $TMP/section.json: config error at run: expected an object, found 5" \
   "$PIPESIM" validate "$TMP/section.json"
@@ -706,6 +715,13 @@ bad_exact "decide --cases of a missing file" "pipesim decide: cannot read $TMP/n
   "$PIPESIM" decide --cases "$TMP/no-such-cases.jsonl"
 bad_exact "decide --batch without a comma" 'pipesim decide: --batch expects MIN,MAX (inclusive offsets), found "5"' \
   "$PIPESIM" decide --state NONE --batch 5
+bad_exact "decide --state unknown" 'pipesim decide: --state: unknown state "X" (expected NONE, BEFORE_PROCESSING or AFTER_PROCESSING)' \
+  "$PIPESIM" decide --state X --batch 1,2
+bad_exact "decide --state with a stored row but no --stored" \
+  'pipesim decide: --stored MIN,MAX is required with --state AFTER_PROCESSING (the range the state row holds)' \
+  "$PIPESIM" decide --state AFTER_PROCESSING --batch 1,5
+bad_exact "decide --batch min above max" 'pipesim decide: --batch: min 5 > max 2' \
+  "$PIPESIM" decide --state NONE --batch 5,2
 bad_exact "decide without a case" 'pipesim decide: give --cases FILE, or --state and --batch (and --stored)' \
   "$PIPESIM" decide
 
@@ -713,6 +729,10 @@ bad_exact "decide without a case" 'pipesim decide: give --cases FILE, or --state
 bad_exact "unknown subcommand" 'pipesim: unknown subcommand "frobnicate" (expected run, validate, decide, compare, check, lint, explain, trace, sweep or merge)'"$USAGE" \
   "$PIPESIM" frobnicate
 bad_exact "no subcommand" "pipesim: A subcommand is required$USAGE" "$PIPESIM"
+bad_exact "an unknown option before the subcommand" 'pipesim: unknown option "--seeds" (expected a subcommand: run, validate, decide, compare, check, lint, explain, trace, sweep or merge)'"$USAGE" \
+  "$PIPESIM" --seeds 4 run
+bad_exact "explain --max-groups -1" "pipesim: --max-groups: Value -1 not in range 0 to 1000000$USAGE" \
+  "$PIPESIM" explain --seed 1 --max-groups -1
 bad_exact "unknown flag" "pipesim: The following argument was not expected: --bogus-flag$USAGE" \
   "$PIPESIM" run "$CFG" --bogus-flag
 bad_exact "bad --format" "pipesim: --format: xml not in {table,json,csv}$USAGE" "$PIPESIM" run "$CFG" --format xml

@@ -57,4 +57,14 @@ else
   echo "FAIL - its outputs show the sweep and the figure, no errors"
   failed=1
 fi
+# The committed figure is the one the notebook draws now: matplotlib's PNG is byte-for-byte
+# reproducible (sweeplib.save drops the Software stamp; the sweep is deterministic), so a figure
+# left stale by a change that moved its numbers fails here. Regenerate the committed figures with
+# tools/regenerate_figures.sh.
+if cmp -s "$png" "$SRC/notebooks/img/$NAME.png"; then
+  echo "ok   - notebooks/img/$NAME.png is the figure the notebook draws now"
+else
+  echo "FAIL - notebooks/img/$NAME.png is the figure the notebook draws now (regenerate: bash tools/regenerate_figures.sh $PIPESIM)"
+  failed=1
+fi
 exit $failed

@@ -467,7 +467,15 @@ std::string read_config_text(const std::string& path) {
 }
 
 json read_config_file(const std::string& path) {
-  return connect_rest_document(parse_config_text(read_config_text(path), path));
+  return connect_rest_document(parse_config_text_not_null(read_config_text(path), path));
+}
+
+json parse_config_text_not_null(const std::string& text, const std::string& path) {
+  json raw = parse_config_text(text, path);
+  // A file holding `null` is not an empty config (the production baseline is
+  // the absence of a file): it is a file that is not an object.
+  if (raw.is_null()) sim::throw_config_error("(top level)", "expected an object with sections, found null");
+  return raw;
 }
 
 json connect_rest_document(json raw) {
@@ -532,6 +540,13 @@ json parse_limited(const std::string& text, const std::string& where) {
     }
     return true;
   };
+  // nlohmann's lexer takes a NUL byte for the end of the input and would
+  // ignore everything after it: a JSON text has none.
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+    throw ConfigError(where + "malformed JSON at line " + std::to_string(line) +
+                      ": a NUL byte (a JSON text has none)");
+  }
   return json::parse(text, limit);
 }
 

@@ -57,6 +57,9 @@ nlohmann::json connect_rest_document(nlohmann::json raw);
 std::string read_config_text(const std::string& path);
 // Parses config text read from `source` (named in messages); ConfigError if malformed.
 nlohmann::json parse_config_text(const std::string& text, const std::string& source);
+// The same for a whole config file: a top level of `null` is refused ("config
+// error at (top level)"), not taken for the empty config.
+nlohmann::json parse_config_text_not_null(const std::string& text, const std::string& source);
 // Applies one "section.key=value" override to the raw JSON; the value is
 // parsed as JSON when it is valid JSON, else taken as a string.
 void apply_override(nlohmann::json& raw, const std::string& assignment);

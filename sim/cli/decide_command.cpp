@@ -52,6 +52,12 @@ int single_case(const DecideArgs& a) {
                  "range)\n";
     return 2;
   }
+  // A stored state row has its range: name the flag, not the case line's key.
+  if ((a.state == "BEFORE_PROCESSING" || a.state == "AFTER_PROCESSING") && a.stored.empty()) {
+    std::cerr << "pipesim decide: --stored MIN,MAX is required with --state " << a.state
+              << " (the range the state row holds)\n";
+    return 2;
+  }
   const std::string batch = range_json(a.batch);
   const std::string stored = a.stored.empty() ? "null" : range_json(a.stored);
   if (batch.empty()) {
@@ -68,7 +74,14 @@ int single_case(const DecideArgs& a) {
                            ",\"tolerateStateMismatch\":" + (a.tolerate ? "true" : "false") + "}";
   const sink::ParsedDecideCase parsed = sink::parse_decide_case(line);
   if (const auto* error = std::get_if<std::string>(&parsed)) {
-    std::cerr << "pipesim decide: " << *error << "\n";
+    // The line was built from the flags: name the flag its key came from.
+    std::string message = *error;
+    for (const char* key : {"state", "stored", "batch"}) {
+      const std::string quoted = std::string("\"") + key + "\"";
+      if (message.rfind(quoted, 0) == 0) message = std::string("--") + key + message.substr(quoted.size());
+    }
+    if (message.rfind("unknown state", 0) == 0) message = "--state: " + message;
+    std::cerr << "pipesim decide: " << message << "\n";
     return 2;
   }
   const auto& c = std::get<sink::DecideCase>(parsed);

@@ -123,7 +123,8 @@ Command register_explain(CLI::App& app) {
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
-  cmd->add_option("--max-groups", args->max_groups, "record groups listed in the table");
+  cmd->add_option("--max-groups", args->max_groups, "record groups listed in the table")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
   return [args] { return execute(*args); };
 }
 

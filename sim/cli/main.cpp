@@ -24,16 +24,21 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command trace = pipesim::cli::register_trace(app);
   const pipesim::cli::Command sweep = pipesim::cli::register_sweep(app);
   const pipesim::cli::Command merge = pipesim::cli::register_merge(app);
-  // CLI11 reports a misspelt subcommand as "A subcommand is required".
-  if (argc > 1 && argv[1][0] != '-') {
+  // CLI11 reports a misspelt subcommand, and an unknown option before any
+  // subcommand, as "A subcommand is required": name what was given instead.
+  if (argc > 1) {
     const std::string first = argv[1];
     const auto known = app.get_subcommands([](CLI::App*) { return true; });  // registration order
-    if (std::none_of(known.begin(), known.end(), [&](const CLI::App* s) { return s->get_name() == first; })) {
-      std::string expected;
-      for (std::size_t i = 0; i < known.size(); ++i) {
-        expected += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + known[i]->get_name();
-      }
-      std::cerr << "pipesim: unknown subcommand \"" << first << "\" (expected " << expected
+    std::string expected;
+    for (std::size_t i = 0; i < known.size(); ++i) {
+      expected += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + known[i]->get_name();
+    }
+    const bool is_option = first[0] == '-';
+    const bool global = first == "-h" || first == "--help" || first == "--version";
+    if (!global &&
+        std::none_of(known.begin(), known.end(), [&](const CLI::App* s) { return s->get_name() == first; })) {
+      std::cerr << "pipesim: " << (is_option ? "unknown option \"" : "unknown subcommand \"") << first
+                << "\" (expected " << (is_option ? "a subcommand: " : "") << expected
                 << ")\n(run 'pipesim --help' for usage)\n";
       return 2;
     }

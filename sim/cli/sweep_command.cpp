@@ -100,7 +100,14 @@ struct Plan {
 Plan make_plan(const SweepArgs& a) {
   OrderedJson ordered = OrderedJson::object();
   nlohmann::json raw = nlohmann::json::object();
-  if (!a.config.empty()) std::tie(ordered, raw) = read_ordered_json(a.config);
+  if (!a.config.empty()) {
+    try {
+      std::tie(ordered, raw) = read_ordered_json(a.config);
+      if (raw.is_null()) sim::throw_config_error("(top level)", "expected an object with sections, found null");
+    } catch (const sim::ConfigError& e) {
+      throw sim::ConfigError(name_origins(e.what(), a.config, {}));
+    }
+  }
   OrderedJson grid_json;
   std::string where;
   if (!a.grid.empty()) {
@@ -115,11 +122,11 @@ Plan make_plan(const SweepArgs& a) {
         "{\"connect.max.poll.records\": [200, 500, 1000]}");
   }
   if (raw.is_object()) raw.erase("sweep");
-  const std::vector<std::string> ignored = pipeline::apply_properties_files(raw, a.properties);
-  for (const auto& o : a.overrides) pipeline::apply_override(raw, o);
-
+  std::vector<std::string> ignored;
   pipeline::Config base;
   try {
+    ignored = pipeline::apply_properties_files(raw, a.properties);
+    for (const auto& o : a.overrides) pipeline::apply_override(raw, o);
     base = pipeline::load_config(raw);
   } catch (const sim::ConfigError& e) {
     throw sim::ConfigError(name_origins(e.what(), a.config, a.overrides));
