@@ -353,6 +353,23 @@ TEST(ConfigErrors, OverrideOnAFileThatIsNotAnObject) {
             "config error at (top level): expected an object with sections, found [1]");
 }
 
+// Bad-input sweep findings (tests/bad_input_sweep.py). nlohmann's lexer takes a
+// NUL byte for the end of the input: what follows it was silently ignored.
+TEST(ConfigErrors, ANulByteIsMalformedJson) {
+  const std::string text = std::string("{\"run\": {}}\n") + '\0' + R"({"run": {"seeds": 0}})";
+  EXPECT_EQ(error_of([&] { (void)parse_config_text(text, "nul.json"); }),
+            "config error: nul.json: malformed JSON at line 2: a NUL byte (a JSON text has none)");
+}
+
+// A file holding null was taken for the empty config (the production baseline).
+TEST(ConfigErrors, AFileHoldingNullIsNotAConfig) {
+  TempDir dir;
+  const std::string path = dir.path("null.json");
+  std::ofstream(path) << "null\n";
+  EXPECT_EQ(error_of([&] { (void)read_config_file(path); }),
+            "config error at (top level): expected an object with sections, found null");
+}
+
 TEST(ConfigErrors, UnreadableFile) {
   TempDir dir;
   const std::string path = dir.path("missing.json");
