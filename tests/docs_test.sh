@@ -36,4 +36,29 @@ if [ -z "$missing" ]; then
 else
   fail "every docs/model.md section cited exists" "missing:$missing"
 fi
+# Every link of a tracked Markdown file leads somewhere: a relative file that exists, a
+# fragment that is one of the target's headings (GitHub's anchors: lower case, punctuation
+# dropped, spaces to hyphens).
+dangling=$(echo "$files" | grep '\.md$' | /usr/bin/python3 -c '
+import os, re, sys
+def anchors(path):
+    text = open(path, encoding="utf-8").read()
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.+)$", text, re.M)}
+for md in sys.stdin.read().split():
+    text = open(md, encoding="utf-8").read()
+    for target, fragment in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path = os.path.normpath(os.path.join(os.path.dirname(md), target)) if target else md
+        if not os.path.exists(path):
+            print(f"{md}: link to missing {target}")
+        elif fragment and path.endswith(".md") and fragment not in anchors(path):
+            print(f"{md}: link to missing #{fragment} of {path}")
+')
+if [ -z "$dangling" ]; then
+  pass "every Markdown link leads to a file and heading that exist"
+else
+  fail "every Markdown link leads to a file and heading that exist" "$dangling"
+fi
 finish
