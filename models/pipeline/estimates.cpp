@@ -37,6 +37,13 @@ Estimate ratio(const std::vector<double>& num, const std::vector<double>& den, c
   return Estimate{name, value * scale, lo * scale, hi * scale, "ratio", sum(num), d};
 }
 
+// The column with each seed's value multiplied by its importance weight.
+std::vector<double> weighted(std::vector<double> v, const std::vector<double>* weights) {
+  if (weights == nullptr) return v;
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] *= (*weights)[i];
+  return v;
+}
+
 }  // namespace
 
 std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const std::string& name) {
@@ -56,23 +63,43 @@ std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const s
 }
 
 std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const std::string& name,
-                                 double days, double confidence) {
-  if (is_metric(name)) return scaled_mean(metric_column(runs, name), name, 1.0, confidence);
+                                 double days, double confidence, const std::vector<double>* weights) {
+  const auto column = [&](const std::string& metric) { return weighted(metric_column(runs, metric), weights); };
+  if (is_metric(name)) return scaled_mean(column(name), name, 1.0, confidence);
   for (const char* end : {"state_mismatch", "state_contains", "error_state"}) {
     for (const char* kind : {"crash", "rebalance"}) {
       if (name != std::string(end) + "_per_" + kind) continue;
-      const double x = sum(metric_column(runs, std::string(kind) + "_episodes_" + end));
-      const double n = sum(metric_column(runs, std::string(kind) + "_episodes"));
+      const std::string episodes = std::string(kind) + "_episodes";
+      if (weights != nullptr) {  // a ratio of weighted sums: no binomial count to give Wilson
+        Estimate e = ratio(column(episodes + "_" + end), column(episodes), name, 1.0, confidence);
+        e.method = "proportion";
+        return e;
+      }
+      const double x = sum(metric_column(runs, episodes + "_" + end));
+      const double n = sum(metric_column(runs, episodes));
       const auto [lo, hi] = sim::wilson_interval(x, n, confidence);
       return Estimate{name, n > 0 ? x / n : 0.0, lo, hi, "proportion", x, n};
     }
+  }
+  // The share of runs in which a metric is above 0 (e.g. lost_records_probability:
+  // how often a run of run.duration loses any record).
+  if (const std::string suffix = "_probability"; ends_with(name, suffix)) {
+    const std::string base = name.substr(0, name.size() - suffix.size());
+    if (!is_metric(base)) return std::nullopt;
+    std::vector<double> any = metric_column(runs, base);
+    for (double& x : any) x = x > 0 ? 1.0 : 0.0;
+    if (weights != nullptr) return scaled_mean(weighted(any, weights), name, 1.0, confidence);
+    const double x = sum(any);
+    const auto n = static_cast<double>(any.size());
+    const auto [lo, hi] = sim::wilson_interval(x, n, confidence);
+    return Estimate{name, n > 0 ? x / n : 0.0, lo, hi, "proportion", x, n};
   }
   const std::vector<std::pair<std::string, double>> per_time = {{"_per_day", 1.0}, {"_per_month", 30.0}};
   for (const auto& [suffix, factor] : per_time) {
     if (!ends_with(name, suffix)) continue;
     const std::string base = name.substr(0, name.size() - suffix.size());
     if (!is_metric(base) || days <= 0) return std::nullopt;
-    return scaled_mean(metric_column(runs, base), name, factor / days, confidence);
+    return scaled_mean(column(base), name, factor / days, confidence);
   }
   const std::vector<std::pair<std::string, std::string>> per_unit = {
       {"_per_million", "records_produced"}, {"_per_crash", "crash_episodes"},
@@ -82,7 +109,7 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     const std::string base = name.substr(0, name.size() - suffix.size());
     if (!is_metric(base)) return std::nullopt;
     const double scale = suffix == "_per_million" ? 1e6 : 1.0;
-    return ratio(metric_column(runs, base), metric_column(runs, denominator), name, scale, confidence);
+    return ratio(column(base), column(denominator), name, scale, confidence);
   }
   return std::nullopt;
 }

@@ -5,6 +5,8 @@
 //   <metric>_per_crash       per worker crash (ratio, bootstrap); _per_rebalance likewise
 //   state_mismatch_per_crash share of worker crashes whose episode ended in State MISMATCH
 //   (also state_contains_, error_state_; _per_rebalance): Wilson interval over all episodes.
+//   <metric>_probability     share of runs in which the metric is above 0 (Wilson interval),
+//                            e.g. lost_records_probability: how often a run loses any record.
 #pragma once
 
 #include <optional>
@@ -25,9 +27,12 @@ struct Estimate {
   double trials = 0;
 };
 
-// nullopt when `name` is not a metric or a derived quantity of one.
+// nullopt when `name` is not a metric or a derived quantity of one. With
+// `weights` (importance sampling: one likelihood ratio per seed) every
+// estimate is of the real rates: means of w·x, ratios of weighted sums.
 std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const std::string& name,
-                                 double days, double confidence = 0.95);
+                                 double days, double confidence = 0.95,
+                                 const std::vector<double>* weights = nullptr);
 
 // One value per seed of a metric (0 if absent).
 std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const std::string& name);

@@ -13,6 +13,7 @@
 #include "models/ledger/ledger.h"
 #include "models/pipeline/consumer_view.h"
 #include "models/pipeline/disruption_episodes.h"
+#include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/regime.h"
 #include "models/pipeline/sink_aggregate.h"
@@ -123,9 +124,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
 
   sim::Metrics execute() {
     const sim::Time end_of_faults = config_.run.duration;
-    schedule_ =
-        sim::build_fault_schedule(config_.faults, seed_, end_of_faults,
-                                  [this](const std::string& kind) { return targets(kind); });
+    schedule_ = fault_schedule(config_, seed_);
     for (std::size_t i = 0; i < schedule_.size(); ++i) {
       sim_.schedule(schedule_[i].at, id_, kFaultStart, static_cast<std::uint32_t>(i));
     }
@@ -207,19 +206,6 @@ class Run final : public sim::Component, public broker::ClusterListener {
  private:
   enum EventType : std::uint32_t { kFaultStart = 1, kFaultEnd = 2, kTidy = 3, kFlap = 4 };
   static constexpr sim::Time kHousekeeping = sim::Time::minutes(1);
-
-  std::vector<std::string> targets(const std::string& kind) const {
-    std::vector<std::string> t;
-    const auto add = [&t](const std::string& prefix, std::int64_t n) {
-      for (std::int64_t i = 0; i < n; ++i) t.push_back(prefix + std::to_string(i));
-    };
-    if (kind == "worker_crash") add("worker-", config_.connect.workers);
-    if (kind == "task_restart") add("task-", config_.connect.tasks_max);
-    if (kind == "broker_crash") add("broker-", config_.kafka.brokers);
-    if (kind == "replica_crash" || kind == "keeper_session_loss")
-      add("replica-", config_.clickhouse.replicas);
-    return t;
-  }
 
   void flap(const sim::FaultSpec& spec, const sim::FaultOccurrence& f, std::uint32_t index) {
     // leader_flapping: every `period` of the window the leaders move again.

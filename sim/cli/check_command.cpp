@@ -10,11 +10,13 @@
 #include <memory>
 
 #include "models/pipeline/estimates.h"
+#include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/metrics.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/cli/simulate.h"
 #include "sim/config/duration.h"
+#include "sim/experiment/importance.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {
@@ -29,6 +31,7 @@ struct CheckArgs {
   std::string format = "table";
   std::vector<std::string> overrides;
   pipeline::PropertiesFiles properties;
+  std::string importance;  // KIND=FACTOR[,...] (run --importance)
 };
 
 struct Expectation {
@@ -100,8 +103,9 @@ struct Decision {
 };
 
 // One-sided bounds at confidence c are the two-sided bounds at 2c - 1.
-Decision decide(const Expectation& x, const std::vector<sim::Metrics>& runs, double days) {
-  const pipeline::Estimate e = *pipeline::estimate(runs, x.metric, days, 2 * x.confidence - 1);
+Decision decide(const Expectation& x, const std::vector<sim::Metrics>& runs, double days,
+                const std::vector<double>* weights) {
+  const pipeline::Estimate e = *pipeline::estimate(runs, x.metric, days, 2 * x.confidence - 1, weights);
   bool pass = true, fail = false;
   if (x.max) {
     pass = pass && e.hi <= *x.max;
@@ -116,9 +120,11 @@ Decision decide(const Expectation& x, const std::vector<sim::Metrics>& runs, dou
 
 int execute(const CheckArgs& args) {
   pipeline::Config config;
+  sim::Tilt tilt;
   std::vector<Expectation> expectations;
   try {
     config = load_config_input(args.config, args.overrides, args.properties);
+    if (!args.importance.empty()) tilt = sim::parse_tilt(args.importance, pipeline::poisson_fault_kinds(config));
     sim::Metrics probe;
     for (const auto& name : pipeline::metric_names()) probe.push_back({name, 0.0});
     expectations = read_expectations(args.expect, {probe});
@@ -145,6 +151,9 @@ int execute(const CheckArgs& args) {
   }
   const double days = run_days(config);
   std::vector<sim::Metrics> runs;
+  std::vector<double> weights;  // with --importance: each seed's likelihood ratio
+  const std::vector<double>* weighted = tilt.empty() ? nullptr : &weights;
+  const pipeline::Config simulated = pipeline::tilted_config(config, tilt);
   std::vector<Decision> decisions;
   for (;;) {
     SimulateRequest request;
@@ -154,13 +163,15 @@ int execute(const CheckArgs& args) {
     request.reproduce = "pipesim run " + args.config;
     request.progress = "pipesim check: seeds " + std::to_string(request.first_seed) + ".." +
                        std::to_string(request.first_seed + request.seeds - 1);
-    const auto more = simulate(config, request);
+    const auto more = simulate(simulated, request);
     if (!more) return 3;
+    for (std::uint64_t i = 0; i < request.seeds && !tilt.empty(); ++i)
+      weights.push_back(pipeline::importance_weight(config, tilt, request.first_seed + i));
     runs.insert(runs.end(), more->begin(), more->end());
     decisions.clear();
     bool undecided = false;
     for (const auto& x : expectations) {
-      decisions.push_back(decide(x, runs, days));
+      decisions.push_back(decide(x, runs, days, weighted));
       undecided = undecided || decisions.back().verdict == Verdict::UNDECIDED;
     }
     if (!automatic || !undecided || target >= static_cast<std::uint64_t>(args.max_seeds)) break;
@@ -194,6 +205,9 @@ int execute(const CheckArgs& args) {
                 << sim::format_number(d.estimate.trials) << ")";
     }
     std::cout << ", " << runs.size() << " seeds";
+    if (!tilt.empty())
+      std::cout << " (importance " << sim::format_tilt(tilt) << ", effective sample size "
+                << sim::format_number(sim::effective_sample_size(weights)) << ")";
     if (d.verdict == Verdict::UNDECIDED) std::cout << " (not statistically clear: counts as a failure)";
     std::cout << "\n";
   }
@@ -211,6 +225,10 @@ int execute(const CheckArgs& args) {
     json["drain"] = sim::format_duration(config.run.drain);
     json["config"] = pipeline::effective_config(config);
     json["ignored"] = config.ignored;
+    if (!tilt.empty()) {
+      json["importance"] = {{"tilt", sim::format_tilt(tilt)},
+                            {"effective_sample_size", sim::effective_sample_size(weights)}};
+    }
     std::cout << json.dump(2) << "\n";
   }
   return all_pass ? 0 : 1;
@@ -230,6 +248,8 @@ Command register_check(CLI::App& app) {
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
+  cmd->add_option("--importance", args->importance,
+                  "KIND=FACTOR[,...]: importance sampling of those Poisson faults (as run --importance)");
   return [args] { return execute(*args); };
 }
 

@@ -7,10 +7,12 @@
 #include <tuple>
 
 #include "models/pipeline/estimates.h"
+#include "models/pipeline/fault_timeline.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/cli/simulate.h"
 #include "sim/config/duration.h"
+#include "sim/experiment/importance.h"
 #include "sim/experiment/statistics.h"
 #include "sim/report/summary.h"
 
@@ -24,6 +26,7 @@ struct CompareArgs {
   std::string format = "table";
   std::vector<std::string> overrides;
   pipeline::PropertiesFiles properties;
+  std::string importance;  // KIND=FACTOR[,...] for both (run --importance)
 };
 
 // Headline quantities; for all of them lower is better.
@@ -49,22 +52,29 @@ const std::vector<std::string>& headline() {
 }
 
 // Per-seed values of a headline quantity (a metric, or a metric per day).
-std::vector<double> per_seed(const std::vector<sim::Metrics>& runs, const std::string& name, double days) {
+// With importance weights, each seed's value times its weight (the paired
+// difference of weighted values estimates the real rates' difference).
+std::vector<double> per_seed(const std::vector<sim::Metrics>& runs, const std::string& name, double days,
+                             const std::vector<double>& weights) {
   const std::string suffix = "_per_day";
-  if (name.size() > suffix.size() && name.ends_with(suffix)) {
-    auto v = pipeline::metric_column(runs, name.substr(0, name.size() - suffix.size()));
-    for (auto& x : v) x /= days;
-    return v;
+  const bool per_day = name.size() > suffix.size() && name.ends_with(suffix);
+  auto v = pipeline::metric_column(runs, per_day ? name.substr(0, name.size() - suffix.size()) : name);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (per_day) v[i] /= days;
+    if (!weights.empty()) v[i] *= weights[i];
   }
-  return pipeline::metric_column(runs, name);
+  return v;
 }
 
 int execute(const CompareArgs& args) {
   pipeline::Config a, b;
+  sim::Tilt tilt_a, tilt_b;
   // Which of the two files is wrong, named.
-  for (auto [config, path, which] : {std::tuple{&a, &args.a, "A"}, std::tuple{&b, &args.b, "B"}}) {
+  for (auto [config, tilt, path, which] :
+       {std::tuple{&a, &tilt_a, &args.a, "A"}, std::tuple{&b, &tilt_b, &args.b, "B"}}) {
     try {
       *config = load_config_input(*path, args.overrides, args.properties);
+      if (!args.importance.empty()) *tilt = sim::parse_tilt(args.importance, pipeline::poisson_fault_kinds(*config));
     } catch (const sim::ConfigError& e) {
       std::cerr << "pipesim: " << which << (path->empty() ? " (the production baseline)" : "") << ": "
                 << e.what() << "\n";
@@ -77,13 +87,18 @@ int execute(const CompareArgs& args) {
   request.threads = args.threads;
   request.reproduce = "pipesim run " + args.a;
   request.progress = "pipesim compare: A";
-  const auto runs_a = simulate(a, request);
+  const auto runs_a = simulate(pipeline::tilted_config(a, tilt_a), request);
   if (!runs_a) return 3;
   request.reproduce = "pipesim run " + args.b;
   request.progress = "pipesim compare: B";
-  const auto runs_b = simulate(b, request);
+  const auto runs_b = simulate(pipeline::tilted_config(b, tilt_b), request);
   if (!runs_b) return 3;
   const double days_a = run_days(a), days_b = run_days(b);
+  std::vector<double> weights_a, weights_b;
+  for (std::uint64_t i = 0; i < request.seeds && !args.importance.empty(); ++i) {
+    weights_a.push_back(pipeline::importance_weight(a, tilt_a, request.first_seed + i));
+    weights_b.push_back(pipeline::importance_weight(b, tilt_b, request.first_seed + i));
+  }
 
   nlohmann::ordered_json json;
   json["pipesim_version"] = PIPESIM_VERSION;
@@ -98,6 +113,11 @@ int execute(const CompareArgs& args) {
                  {"ignored", config->ignored}};
   }
   json["seeds"] = {{"first", request.first_seed}, {"count", request.seeds}};
+  if (!args.importance.empty()) {
+    json["importance"] = {{"tilt", sim::format_tilt(tilt_a)},
+                          {"effective_sample_size_a", sim::effective_sample_size(weights_a)},
+                          {"effective_sample_size_b", sim::effective_sample_size(weights_b)}};
+  }
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   std::string table;
   char line[320];
@@ -105,8 +125,8 @@ int execute(const CompareArgs& args) {
                 "95% CI of B - A (paired)", "verdict");
   table += line;
   for (const auto& name : headline()) {
-    const auto va = per_seed(*runs_a, name, days_a);
-    const auto vb = per_seed(*runs_b, name, days_b);
+    const auto va = per_seed(*runs_a, name, days_a, weights_a);
+    const auto vb = per_seed(*runs_b, name, days_b, weights_b);
     const sim::SummaryStats d = sim::paired_difference(va, vb);
     const double mean_a = sim::summarize(va).mean, mean_b = sim::summarize(vb).mean;
     std::string verdict = "indistinguishable";
@@ -134,8 +154,14 @@ int execute(const CompareArgs& args) {
     std::cout << "pipesim compare  A " << args.a << " (" << pipeline::config_digest(a) << ")  B " << args.b
               << " (" << pipeline::config_digest(b) << ")\nseeds " << request.first_seed << ".."
               << request.first_seed + request.seeds - 1
-              << ": the same seeds for both, so the same workload and fault timeline per seed\n\n"
-              << table;
+              << ": the same seeds for both, so the same workload and fault timeline per seed\n";
+    if (!args.importance.empty()) {
+      std::cout << "importance sampling: faults drawn at " << sim::format_tilt(tilt_a)
+                << " x their rates, each seed weighted; effective sample size A "
+                << sim::format_number(sim::effective_sample_size(weights_a)) << ", B "
+                << sim::format_number(sim::effective_sample_size(weights_b)) << " of " << request.seeds << "\n";
+    }
+    std::cout << "\n" << table;
   }
   return 0;
 }
@@ -152,6 +178,8 @@ Command register_compare(CLI::App& app) {
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override applied to both: section.key=value");
   add_properties_options(cmd, args->properties);
+  cmd->add_option("--importance", args->importance,
+                  "KIND=FACTOR[,...]: importance sampling of those Poisson faults, for both (as run --importance)");
   return [args] { return execute(*args); };
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "models/pipeline/scenario.h"
+#include "models/pipeline/fault_timeline.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/cli/simulate.h"
@@ -23,6 +24,7 @@ struct ExplainArgs {
   std::vector<std::string> overrides;
   pipeline::PropertiesFiles properties;
   std::size_t max_groups = 50;
+  std::string importance;  // replay the seed of a run --importance (its tilted fault rates)
 };
 
 double metric(const sim::Metrics& m, const std::string& name) {
@@ -49,6 +51,14 @@ int execute(const ExplainArgs& args) {
   pipeline::Config config;
   try {
     config = load_config_input(args.config, args.overrides, args.properties);
+    if (!args.importance.empty()) {
+      // The seed's run as `run --importance` simulated it: the tilted rates.
+      const sim::Tilt tilt = sim::parse_tilt(args.importance, pipeline::poisson_fault_kinds(config));
+      std::cerr << "pipesim explain: faults drawn at " << sim::format_tilt(tilt)
+                << " x their rates (run --importance); this seed's weight is "
+                << sim::format_number(pipeline::importance_weight(config, tilt, args.seed)) << "\n";
+      config = pipeline::tilted_config(config, tilt);
+    }
   } catch (const sim::ConfigError& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
@@ -125,6 +135,8 @@ Command register_explain(CLI::App& app) {
   add_properties_options(cmd, args->properties);
   cmd->add_option("--max-groups", args->max_groups, "record groups listed in the table")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
+  cmd->add_option("--importance", args->importance,
+                  "KIND=FACTOR[,...]: replay the seed as run --importance drew it (tilted fault rates)");
   return [args] { return execute(*args); };
 }
 

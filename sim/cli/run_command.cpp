@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "models/pipeline/estimates.h"
+#include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/lint.h"
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/scenario.h"
@@ -15,6 +16,7 @@
 #include "sim/config/duration.h"
 #include "sim/engine/interrupt.h"
 #include "sim/engine/invariant.h"
+#include "sim/experiment/importance.h"
 #include "sim/experiment/monte_carlo.h"
 #include "sim/report/output_file.h"
 #include "sim/report/summary.h"
@@ -32,6 +34,7 @@ struct RunArgs {
   std::vector<std::string> overrides;
   pipeline::PropertiesFiles properties;
   std::string out;
+  std::string importance;  // KIND=FACTOR[,...]: importance sampling of those faults
 };
 
 std::string quote_args(const RunArgs& a) {
@@ -40,6 +43,7 @@ std::string quote_args(const RunArgs& a) {
   if (!a.properties.worker.empty()) s += " --worker-properties " + a.properties.worker;
   if (!a.properties.producer.empty()) s += " --producer-properties " + a.properties.producer;
   if (!a.properties.consumer.empty()) s += " --consumer-properties " + a.properties.consumer;
+  if (!a.importance.empty()) s += " --importance " + a.importance;
   return s;
 }
 
@@ -69,15 +73,16 @@ std::vector<sim::ExtremeSeed> extreme_seeds(const std::vector<sim::Metrics>& run
 // The answers of docs/model.md §1 first: duplicates and losses per day by entry point
 // and cause, how often a disruption stops the connector, the DLQ split.
 void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
-                  const pipeline::Config& config) {
+                  const pipeline::Config& config, const std::vector<double>* weights) {
   const double days = config.run.duration.as_seconds() / 86400.0;
   const auto add = [&](const std::string& label, const std::string& name) {
-    const auto e = pipeline::estimate(runs, name, days);
+    const auto e = pipeline::estimate(runs, name, days, 0.95, weights);
     if (!e) return;
     std::string note;
     if (e->method == "proportion") {
-      note = sim::format_number(e->successes) + " of " + sim::format_number(e->trials) + " episodes";
       if (e->trials == 0) return;
+      note = sim::format_number(e->successes) + " of " + sim::format_number(e->trials) +
+             (weights ? " (weighted) " : " ") + (name.ends_with("_probability") ? "runs" : "episodes");
     }
     report.headline.push_back({label, name, e->value, e->lo, e->hi, note});
   };
@@ -91,6 +96,7 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
                             "send_failed_not_resent", "insert_lost"}) {
     add(std::string("  by ") + cause, std::string("lost_records_by_cause.") + cause + "_per_day");
   }
+  add("runs losing any record", "lost_records_probability");
   add("pending records at the end (after drain)", "pending_records");
   add("worker crashes ending in State MISMATCH", "state_mismatch_per_crash");
   add("worker crashes ending in State CONTAINS", "state_contains_per_crash");
@@ -100,7 +106,7 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
   add("DLQ records already in ClickHouse per day", "dlq_records_in_clickhouse_per_day");
   add("DLQ records missing from ClickHouse per day", "dlq_records_missing_per_day");
   add("task downtime per day (s)", "task_downtime_s_per_day");
-  const auto inserts = pipeline::estimate(runs, "inserts", days);
+  const auto inserts = pipeline::estimate(runs, "inserts", days, 0.95, weights);
   const double inserts_per_s = inserts ? inserts->value / std::max(1.0, config.run.duration.as_seconds()) : 0.0;
   std::string open;
   for (const auto& e : pipeline::open_entry_points(config, inserts_per_s)) open += (open.empty() ? "" : ", ") + e;
@@ -110,8 +116,10 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
 
 int execute(const RunArgs& a) {
   pipeline::Config config;
+  sim::Tilt tilt;
   try {
     config = load_config_input(a.config, a.overrides, a.properties);
+    if (!a.importance.empty()) tilt = sim::parse_tilt(a.importance, pipeline::poisson_fault_kinds(config));
   } catch (const sim::ConfigError& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
@@ -135,10 +143,13 @@ int execute(const RunArgs& a) {
   const auto progress = seeds_progress("pipesim run", mc.seeds);
   if (progress) mc.seed_done = *progress;
 
+  // With --importance the runs draw the tilted kinds' faults more often and
+  // each seed is weighted by its timeline's likelihood ratio (fault_timeline.h).
+  const pipeline::Config simulated = pipeline::tilted_config(config, tilt);
   std::vector<sim::Metrics> runs;
   try {
-    runs = sim::run_monte_carlo(mc, [&config](std::uint64_t seed) {
-      return pipeline::run_scenario(config, seed);
+    runs = sim::run_monte_carlo(mc, [&simulated](std::uint64_t seed) {
+      return pipeline::run_scenario(simulated, seed);
     });
   } catch (const sim::Interrupted& e) {
     return interrupted(e.signal());
@@ -155,7 +166,13 @@ int execute(const RunArgs& a) {
   report.seeds = mc.seeds;
   report.scenario_line = sim::format_duration(config.run.duration) + " simulated + " +
                          sim::format_duration(config.run.drain) + " drain";
-  report.summaries = sim::summarize_runs(runs);
+  if (!tilt.empty()) {
+    report.importance = sim::format_tilt(tilt);
+    for (std::uint64_t i = 0; i < mc.seeds; ++i)
+      report.weights.push_back(pipeline::importance_weight(config, tilt, mc.first_seed + i));
+  }
+  const std::vector<double>* weights = tilt.empty() ? nullptr : &report.weights;
+  report.summaries = sim::summarize_runs(runs, 0.95, weights);
   if (a.per_seed) report.runs = runs;
   report.not_modelled = pipeline::metrics_not_modelled();
   for (const auto& f : config.faults) {
@@ -174,7 +191,7 @@ int execute(const RunArgs& a) {
   report.config = pipeline::effective_config(config);
   report.ignored = config.ignored;
   report.extreme_seeds = extreme_seeds(runs, mc.first_seed, a);
-  add_headline(report, runs, config);
+  add_headline(report, runs, config, weights);
 
   std::string text;
   if (a.format == "json") {
@@ -224,6 +241,9 @@ Command register_run(CLI::App& app) {
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
   cmd->add_option("--out", args->out, "write the result to this file (atomically)");
+  cmd->add_option("--importance", args->importance,
+                  "KIND=FACTOR[,...]: draw those Poisson faults FACTOR x as often and weight each seed by its "
+                  "likelihood ratio (importance sampling of rare faults)");
   return [args] { return execute(*args); };
 }
 

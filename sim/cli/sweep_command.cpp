@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/metrics.h"
 #include "models/pipeline/scenario.h"
 #include "sim/cli/commands.h"
@@ -18,6 +19,7 @@
 #include "sim/cli/interrupts.h"
 #include "sim/config/options.h"
 #include "sim/engine/interrupt.h"
+#include "sim/experiment/importance.h"
 #include "sim/experiment/statistics.h"
 #include "sim/experiment/sweep_grid.h"
 #include "sim/experiment/sweep_runner.h"
@@ -42,6 +44,7 @@ struct SweepArgs {
   std::string shard;
   bool resume = false;
   bool dry_run = false;
+  std::string importance;  // KIND=FACTOR[,...] (run --importance), for every point
 };
 
 // A JSON file with its keys in file order (the grid's order numbers the
@@ -83,6 +86,7 @@ std::string sweep_command(const SweepArgs& a) {
   if (a.seeds > 0) c += " --seeds " + std::to_string(a.seeds);
   if (a.per_seed) c += " --per-seed";
   if (!a.shard.empty()) c += " --shard " + shell_quote(a.shard);
+  if (!a.importance.empty()) c += " --importance " + shell_quote(a.importance);
   return c + " --out " + shell_quote(a.out);
 }
 
@@ -94,6 +98,7 @@ struct Plan {
   std::uint64_t seeds = 1;
   std::vector<pipeline::Config> configs;  // of the shard's points, in order
   OrderedJson manifest;
+  sim::Tilt tilt;  // --importance: every point's faults drawn tilted, its seeds weighted
 };
 
 // Reads config, grid and overrides and checks every point; ConfigError otherwise.
@@ -131,7 +136,8 @@ Plan make_plan(const SweepArgs& a) {
   } catch (const sim::ConfigError& e) {
     throw sim::ConfigError(name_origins(e.what(), a.config, a.overrides));
   }
-  Plan plan{std::move(base), sim::SweepGrid::parse(grid_json, where), {}, 1, 1, {}, {}};
+  Plan plan{std::move(base), sim::SweepGrid::parse(grid_json, where), {}, 1, 1, {}, {}, {}};
+  if (!a.importance.empty()) plan.tilt = sim::parse_tilt(a.importance, pipeline::poisson_fault_kinds(plan.base));
   plan.base.ignored.insert(plan.base.ignored.end(), ignored.begin(), ignored.end());
   for (const auto& [key, values] : grid_json.items()) {
     if (key == "run.seeds" || key == "run.first_seed") {
@@ -173,6 +179,7 @@ Plan make_plan(const SweepArgs& a) {
   m["per_seed"] = a.per_seed;
   m["metrics_not_modelled"] = pipeline::metrics_not_modelled();
   m["base_config"] = pipeline::effective_config(plan.base);
+  if (!plan.tilt.empty()) m["importance"] = sim::format_tilt(plan.tilt);  // a resume must weight alike
   if (plan.shard.count > 1) m["shard"] = {{"index", plan.shard.index}, {"count", plan.shard.count}};
   return plan;
 }
@@ -258,16 +265,22 @@ int execute(const SweepArgs& a) {
     sim::run_sweep(
         todo, options,
         [&](std::size_t position, std::uint64_t seed) {
-          return pipeline::run_scenario(plan.configs[already + position], seed);
+          return pipeline::run_scenario(pipeline::tilted_config(plan.configs[already + position], plan.tilt),
+                                        seed);
         },
         [&](std::size_t position, const std::vector<sim::Metrics>& runs) {
           const std::size_t i = already + position;
           const OrderedJson params = params_json(plan.grid, mine[i]);
           const std::string digest = pipeline::config_digest(plan.configs[i]);
+          // With --importance each seed is weighted by its timeline's likelihood ratio.
+          std::vector<double> weights;
+          for (std::uint64_t s = 0; s < plan.seeds && !plan.tilt.empty(); ++s)
+            weights.push_back(pipeline::importance_weight(plan.configs[i], plan.tilt, plan.first_seed + s));
+          const std::vector<double>* weighted = plan.tilt.empty() ? nullptr : &weights;
           dir->append(
               sim::point_line(mine[i], params, digest, plan.first_seed, plan.seeds,
-                              sim::summarize_runs(runs)),
-              a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs) : std::string());
+                              sim::summarize_runs(runs, 0.95, weighted)),
+              a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs, weighted) : std::string());
           ++points_done;
           show();
         },
@@ -331,6 +344,9 @@ Command register_sweep(CLI::App& app) {
   cmd->add_option("--set", args->overrides,
                   "override of the base config: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
+  cmd->add_option("--importance", args->importance,
+                  "KIND=FACTOR[,...]: importance sampling of those Poisson faults at every point (as run "
+                  "--importance)");
   cmd->add_option("--shard", args->shard,
                   "run only shard K of N (points p with p mod N = K-1); join with `pipesim merge`");
   cmd->add_flag("--resume", args->resume,

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "models/pipeline/scenario.h"
+#include "models/pipeline/fault_timeline.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/cli/simulate.h"
@@ -33,6 +34,7 @@ Command register_trace(CLI::App& app) {
     std::string from, to;
     std::vector<std::string> overrides;
     pipeline::PropertiesFiles properties;
+    std::string importance;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("trace", "write a Perfetto / chrome://tracing timeline of one run");
@@ -47,11 +49,15 @@ Command register_trace(CLI::App& app) {
                   "when neither is given)");
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
+  cmd->add_option("--importance", args->importance,
+                  "KIND=FACTOR[,...]: replay the seed as run --importance drew it (tilted fault rates)");
   return [args] {
     pipeline::Config config;
     sim::Time from{0}, to = sim::Time::max();
     try {
       config = load_config_input(args->config, args->overrides, args->properties);
+      if (!args->importance.empty())
+        config = pipeline::tilted_config(config, sim::parse_tilt(args->importance, pipeline::poisson_fault_kinds(config)));
       for (auto [text, field, flag] : {std::tuple{args->from, &from, "--from"}, std::tuple{args->to, &to, "--to"}}) {
         if (text.empty()) continue;
         const auto t = sim::parse_duration(text);

@@ -203,7 +203,36 @@ std::pair<double, double> welch_difference_interval(const std::vector<double>& a
   return {diff - half, diff + half};
 }
 
-std::vector<MetricSummary> summarize_runs(const std::vector<Metrics>& runs, double confidence) {
+SummaryStats summarize_weighted(const std::vector<double>& values, const std::vector<double>& weights,
+                                double confidence) {
+  PIPESIM_INVARIANT(values.size() == weights.size(), "one weight per value");
+  // The mean, its spread and interval are those of the weighted sample w·x
+  // (the unbiased importance-sampling estimate of E[x]); the percentiles are
+  // of x under the normalised weights (the real distribution's quantiles).
+  std::vector<double> products(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) products[i] = values[i] * weights[i];
+  SummaryStats s = summarize(products, confidence);
+  std::vector<std::size_t> order(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  double total = 0;
+  for (const double w : weights) total += w;
+  const auto quantile = [&](double q) {
+    double cumulative = 0;
+    for (const std::size_t i : order) {
+      cumulative += weights[i];
+      if (cumulative >= q * total) return values[i];
+    }
+    return order.empty() ? 0.0 : values[order.back()];
+  };
+  s.p50 = quantile(0.50);
+  s.p95 = quantile(0.95);
+  s.p99 = quantile(0.99);
+  return s;
+}
+
+std::vector<MetricSummary> summarize_runs(const std::vector<Metrics>& runs, double confidence,
+                                          const std::vector<double>* weights) {
   std::vector<MetricSummary> out;
   if (runs.empty()) return out;
   const std::size_t m = runs.front().size();
@@ -219,7 +248,8 @@ std::vector<MetricSummary> summarize_runs(const std::vector<Metrics>& runs, doub
   for (std::size_t j = 0; j < m; ++j) {
     const Eigen::VectorXd column = table.col(static_cast<Eigen::Index>(j));
     const std::vector<double> values(column.data(), column.data() + column.size());
-    out.push_back({runs.front()[j].name, summarize(values, confidence)});
+    out.push_back({runs.front()[j].name,
+                   weights ? summarize_weighted(values, *weights, confidence) : summarize(values, confidence)});
   }
   return out;
 }

@@ -31,6 +31,11 @@ double normal_quantile(double p);
 double percentile(std::vector<double> values, double q);
 // Mean, sd, CI (two-sided, `confidence`) and percentiles of one sample.
 SummaryStats summarize(const std::vector<double>& values, double confidence = 0.95);
+// Importance-weighted sample (one likelihood ratio per seed): mean, sd and
+// Student-t interval of w·x (unbiased for E[x] under the real distribution);
+// percentiles of x under the normalised weights.
+SummaryStats summarize_weighted(const std::vector<double>& values, const std::vector<double>& weights,
+                                double confidence = 0.95);
 // Wilson score interval of a proportion successes/trials.
 std::pair<double, double> wilson_interval(double successes, double trials, double confidence = 0.95);
 
@@ -54,6 +59,9 @@ struct MetricSummary {
   std::string name;
   SummaryStats stats;
 };
-std::vector<MetricSummary> summarize_runs(const std::vector<Metrics>& runs, double confidence = 0.95);
+// With `weights` (importance sampling, sim/experiment/importance.h): each
+// metric as summarize_weighted gives it.
+std::vector<MetricSummary> summarize_runs(const std::vector<Metrics>& runs, double confidence = 0.95,
+                                          const std::vector<double>* weights = nullptr);
 
 }  // namespace pipesim::sim

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "sim/experiment/importance.h"
+
 namespace pipesim::sim {
 namespace {
 
@@ -64,6 +66,22 @@ std::string format_number(double v) {
   return buf;
 }
 
+namespace {
+
+nlohmann::ordered_json importance_json(const RunReport& r) {
+  double sum = 0, max = 0;
+  for (const double w : r.weights) {
+    sum += w;
+    max = std::max(max, w);
+  }
+  return {{"tilt", r.importance},
+          {"effective_sample_size", effective_sample_size(r.weights)},
+          {"weight_mean", r.weights.empty() ? 0.0 : sum / static_cast<double>(r.weights.size())},
+          {"weight_max", max}};
+}
+
+}  // namespace
+
 nlohmann::ordered_json report_json(const RunReport& r) {
   nlohmann::ordered_json out;
   out["pipesim_version"] = r.version;
@@ -88,11 +106,13 @@ nlohmann::ordered_json report_json(const RunReport& r) {
     extremes.push_back({{"metric", x.metric}, {"seed", x.seed}, {"value", x.value}, {"explain", x.explain}});
   }
   out["extreme_seeds"] = extremes;
+  if (!r.importance.empty()) out["importance"] = importance_json(r);
   if (!r.runs.empty()) {
     nlohmann::ordered_json runs = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
       nlohmann::ordered_json run;
       run["seed"] = r.first_seed + i;
+      if (!r.importance.empty()) run["weight"] = r.weights[i];
       run["metrics"] = metric_values_json(r.runs[i]);
       runs.push_back(run);
     }
@@ -124,7 +144,16 @@ std::string report_table(const RunReport& r) {
   out << "pipesim " << r.version << "  config " << r.config_digest << "  seeds " << r.first_seed
       << ".." << (r.first_seed + r.seeds - 1) << " (" << r.seeds << " runs)";
   if (!r.scenario_line.empty()) out << "  " << r.scenario_line;
-  out << "\n\n";
+  out << "\n";
+  if (!r.importance.empty()) {
+    const auto j = importance_json(r);
+    out << "importance sampling: faults drawn at " << r.importance
+        << " x their rates, each seed weighted by its likelihood ratio; effective sample size "
+        << format_number(j["effective_sample_size"].get<double>()) << " of " << r.seeds << ", mean weight "
+        << format_number(j["weight_mean"].get<double>()) << " (1 expected), largest "
+        << format_number(j["weight_max"].get<double>()) << "\n";
+  }
+  out << "\n";
   char line[256];
   if (!r.headline.empty()) {
     std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", "headline", "estimate", "95% CI", "");
@@ -162,11 +191,13 @@ std::string report_table(const RunReport& r) {
 std::string report_csv(const RunReport& r) {
   std::ostringstream out;
   if (!r.runs.empty()) {
-    out << "seed";
+    const bool weighted = !r.importance.empty();
+    out << "seed" << (weighted ? ",weight" : "");
     for (const auto& m : r.runs.front()) out << "," << m.name;
     out << "\n";
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
       out << (r.first_seed + i);
+      if (weighted) out << "," << format_number(r.weights[i]);
       for (const auto& m : r.runs[i]) out << "," << format_number(m.value);
       out << "\n";
     }
@@ -191,6 +222,12 @@ std::string report_csv(const RunReport& r) {
     for (const auto& [key, value] : keys.items()) out << "config." << section << "." << key << "," << csv_cell(value) << ",,,,,,\n";
   }
   for (const auto& path : r.ignored) out << "ignored." << csv_text(path) << ",,,,,,,\n";
+  if (!r.importance.empty()) {
+    const auto j = importance_json(r);
+    out << "importance.tilt," << csv_text(r.importance) << ",,,,,,\n";
+    for (const char* key : {"effective_sample_size", "weight_mean", "weight_max"})
+      out << "importance." << key << "," << format_number(j[key].get<double>()) << ",,,,,,\n";
+  }
   return out.str();
 }
 

@@ -49,11 +49,16 @@ struct RunReport {
   nlohmann::ordered_json config = nlohmann::ordered_json::object();  // the effective config, every default
   std::vector<std::string> ignored;  // real keys given but not modelled
   std::vector<ExtremeSeed> extreme_seeds;
+  // Importance sampling (run --importance): the tilt, and one weight per seed
+  // (the likelihood ratio); empty tilt: plain Monte Carlo.
+  std::string importance;
+  std::vector<double> weights;
 };
 
 // {"pipesim_version", "config_digest", "seeds": {"first", "count"}, "metrics": {...},
 //  "estimates": {...}, "duration", "drain", "config": {...}, "ignored": [...],
-//  "extreme_seeds": [...], ["runs"]}
+//  "extreme_seeds": [...], ["importance": {"tilt", "effective_sample_size", "weight_mean",
+//  "weight_max"}], ["runs"]} (with importance, each run carries its "weight")
 // Dotted metric names nest: duplicate_rows_by_entry.producer_retry ->
 // "duplicate_rows_by_entry": {"producer_retry": {...}}.
 nlohmann::ordered_json report_json(const RunReport& report);

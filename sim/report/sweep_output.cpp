@@ -104,13 +104,15 @@ std::string point_line(std::size_t point, const nlohmann::ordered_json& params,
 }
 
 std::string seed_lines(std::size_t point, const nlohmann::ordered_json& params,
-                       std::uint64_t first_seed, const std::vector<Metrics>& runs) {
+                       std::uint64_t first_seed, const std::vector<Metrics>& runs,
+                       const std::vector<double>* weights) {
   std::string out;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     Json line;
     line["point"] = point;
     line["params"] = params;
     line["seed"] = first_seed + i;
+    if (weights != nullptr) line["weight"] = (*weights)[i];
     line["metrics"] = metric_values_json(runs[i]);
     out += line.dump() + "\n";
   }

@@ -21,9 +21,11 @@ namespace pipesim::sim {
 std::string point_line(std::size_t point, const nlohmann::ordered_json& params,
                        const std::string& config_digest, std::uint64_t first_seed,
                        std::uint64_t seeds, const std::vector<MetricSummary>& summaries);
-// One {"point":P,"params":{...},"seed":S,"metrics":{...plain numbers}}\n per run, in seed order.
+// One {"point":P,"params":{...},"seed":S,"metrics":{...plain numbers}}\n per run, in seed order;
+// with importance weights, "weight":W before "metrics".
 std::string seed_lines(std::size_t point, const nlohmann::ordered_json& params,
-                       std::uint64_t first_seed, const std::vector<Metrics>& runs);
+                       std::uint64_t first_seed, const std::vector<Metrics>& runs,
+                       const std::vector<double>* weights = nullptr);
 
 // The "point" of a point or seed line; throws std::runtime_error if the line
 // is not such a line.
