@@ -21,5 +21,6 @@ Command register_explain(CLI::App& app);
 Command register_trace(CLI::App& app);
 Command register_sweep(CLI::App& app);
 Command register_merge(CLI::App& app);
+Command register_shrink(CLI::App& app);
 
 }  // namespace pipesim::cli

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command trace = pipesim::cli::register_trace(app);
   const pipesim::cli::Command sweep = pipesim::cli::register_sweep(app);
   const pipesim::cli::Command merge = pipesim::cli::register_merge(app);
+  const pipesim::cli::Command shrink = pipesim::cli::register_shrink(app);
   // CLI11 reports a misspelt subcommand, and an unknown option before any
   // subcommand, as "A subcommand is required": name what was given instead.
   if (argc > 1) {
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
       if (name == "trace") return &trace;
       if (name == "sweep") return &sweep;
       if (name == "merge") return &merge;
+      if (name == "shrink") return &shrink;
     }
     return nullptr;
   }();
