@@ -228,6 +228,33 @@ FLAGS = [
     (["validate", "--print", "--reference", "--bogus"], "--bogus"),
     (["frobnicate"], "frobnicate"), ([], "subcommand"), (["--version-please"], "--version-please"),
 ]
+# shrink and --importance (rare failures).
+RARE = write("rare.json", '{"faults": [{"kind": "leader_change", "rate_per_day": 1.44, "duration": "150s"}],'
+                          ' "run": {"duration": "10m", "drain": "1m", "seeds": 2}}')
+FLAGS += [
+    (["shrink", RARE, "--until", "lost_records > 0"], "--seed"), (["shrink", RARE, "--seed", "1"], "--until"),
+    (["shrink", RARE, "--seed", "1", "--until", "lost_record > 0"], "lost_record"),
+    (["shrink", RARE, "--seed", "1", "--until", "lost_records"], "METRIC OP NUMBER"),
+    (["shrink", RARE, "--seed", "1", "--until", "lost_records > x"], "expected a number"),
+    (["shrink", RARE, "--seed", "1", "--until", "lost_records > 0 and"], "--until"),
+    (["shrink", RARE, "--seed", "1", "--until", "lost_records > 0", "--max-runs", "0"], "--max-runs"),
+    (["shrink", RARE, "--seed", "1", "--until", "lost_records > 0", "--out", TMP], "cannot write"),
+    (["shrink", os.path.join(TMP, "nope.json"), "--seed", "1", "--until", "lost_records > 0"], "nope.json"),
+    (["run", RARE, "--importance", "worker_crash=10"], "worker_crash"),
+    (["run", RARE, "--importance", "leader_change=0"], "leader_change"),
+    (["run", RARE, "--importance", "leader_change=-2"], "leader_change"),
+    (["run", RARE, "--importance", "leader_change=1e9"], "leader_change"),
+    (["run", RARE, "--importance", "leader_change=x"], "leader_change"),
+    (["run", RARE, "--importance", "leader_change"], "KIND=FACTOR"),
+    (["run", RARE, "--importance", "=5"], "KIND=FACTOR"),
+    (["run", RARE, "--importance", "leader_change=2,leader_change=3"], "twice"),
+    (["run", RARE, "--importance", "leader_change=2,"], "KIND=FACTOR"),
+    (["check", RARE, "--expect", EXPECT, "--importance", "broker_crash=2"], "broker_crash"),
+    (["compare", RARE, RARE, "--importance", "leader_change=nan"], "leader_change"),
+    (["sweep", RARE, "--grid", GRID, "--out", os.path.join(OUT_DIR, "sw"), "--importance", "x=2"], "--importance"),
+    (["explain", RARE, "--seed", "1", "--importance", "leader_change=0"], "leader_change"),
+    (["trace", RARE, "--seed", "1", "--out", OUT, "--importance", "bogus=1"], "bogus"),
+]
 for argv, word in FLAGS:
     case(f"flags {' '.join(argv)[:60]}", argv, word)
 
