@@ -39,6 +39,29 @@ TEST(Estimates, PerDayScalesTheMeanAndItsInterval) {
   EXPECT_DOUBLE_EQ(estimate(runs, "duplicate_rows_per_month", 0.5)->value, 1200);
 }
 
+TEST(Estimates, ProbabilityIsTheShareOfRunsAboveZeroAndPerMonthCompoundsIt) {
+  // 1 of 4 one-day runs lost records: 0.25 (Wilson), and a month of 30 such
+  // days loses some with probability 1 - 0.75^30.
+  const std::vector<sim::Metrics> runs = {run_with({{"lost_records", 7}}), run_with({}), run_with({}), run_with({})};
+  const auto p = estimate(runs, "lost_records_probability", 1.0);
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(p->value, 0.25);
+  EXPECT_EQ(p->successes, 1);
+  EXPECT_EQ(p->trials, 4);
+  const auto [lo, hi] = sim::wilson_interval(1, 4);
+  EXPECT_DOUBLE_EQ(p->lo, lo);
+  const auto month = estimate(runs, "lost_records_probability_per_month", 1.0);
+  ASSERT_TRUE(month);
+  EXPECT_NEAR(month->value, 1 - std::pow(0.75, 30), 1e-12);
+  EXPECT_NEAR(month->hi, 1 - std::pow(1 - hi, 30), 1e-12);
+  // Runs of 6 hours: 120 of them make a month.
+  EXPECT_NEAR(estimate(runs, "lost_records_probability_per_month", 0.25)->value, 1 - std::pow(0.75, 120), 1e-12);
+  // Weighted (importance sampling): the mean of w·1{x > 0}.
+  const std::vector<double> w = {0.1, 2.0, 1.0, 0.9};
+  EXPECT_NEAR(estimate(runs, "lost_records_probability", 1.0, 0.95, &w)->value, 0.1 / 4, 1e-15);
+  EXPECT_FALSE(estimate(runs, "lost_recordz_probability", 1.0));
+}
+
 TEST(Estimates, CrashShareIsAWilsonProportionOverAllEpisodes) {
   // 3 + 5 crash episodes, 2 + 4 of them ended in State MISMATCH: 6 of 8.
   const std::vector<sim::Metrics> runs = {

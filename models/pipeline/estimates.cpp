@@ -1,6 +1,7 @@
 #include "models/pipeline/estimates.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/pipeline/metrics.h"
 #include "sim/experiment/statistics.h"
@@ -80,6 +81,15 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
       const auto [lo, hi] = sim::wilson_interval(x, n, confidence);
       return Estimate{name, n > 0 ? x / n : 0.0, lo, hi, "proportion", x, n};
     }
+  }
+  // The same for a month of 30 days taken as 30/days independent runs:
+  // 1 - (1 - p)^(30/days), its interval mapped the same way (it is monotone).
+  if (const std::string suffix = "_probability_per_month"; ends_with(name, suffix)) {
+    const std::string per_run = name.substr(0, name.size() - std::string("_per_month").size());
+    auto e = estimate(runs, per_run, days, confidence, weights);
+    if (!e || days <= 0) return std::nullopt;
+    const auto month = [days](double p) { return 1.0 - std::pow(1.0 - std::clamp(p, 0.0, 1.0), 30.0 / days); };
+    return Estimate{name, month(e->value), month(e->lo), month(e->hi), e->method, e->successes, e->trials};
   }
   // The share of runs in which a metric is above 0 (e.g. lost_records_probability:
   // how often a run of run.duration loses any record).

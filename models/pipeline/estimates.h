@@ -7,6 +7,7 @@
 //   (also state_contains_, error_state_; _per_rebalance): Wilson interval over all episodes.
 //   <metric>_probability     share of runs in which the metric is above 0 (Wilson interval),
 //                            e.g. lost_records_probability: how often a run loses any record.
+//   <metric>_probability_per_month  the same for 30 days of runs: 1 - (1 - p)^(30 / days)
 #pragma once
 
 #include <optional>

@@ -97,6 +97,7 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
     add(std::string("  by ") + cause, std::string("lost_records_by_cause.") + cause + "_per_day");
   }
   add("runs losing any record", "lost_records_probability");
+  add("  30 days of such runs losing any", "lost_records_probability_per_month");
   add("pending records at the end (after drain)", "pending_records");
   add("worker crashes ending in State MISMATCH", "state_mismatch_per_crash");
   add("worker crashes ending in State CONTAINS", "state_contains_per_crash");
