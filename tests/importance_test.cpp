@@ -115,14 +115,14 @@ TEST(Importance, ParseTiltNamesWhatIsWrong) {
   EXPECT_EQ(sim::parse_tilt("broker_crash=1e6", kinds).factors.at("broker_crash"), 1e6);
 }
 
-// 10 records/s into one partition; the application drops a record whose send
+// 1 record/s into one partition (configs/scenarios/rare_loss.json with 10-minute runs); the application drops a record whose send
 // failed (app.on_send_failure=drop); a leader change that leaves the partition
 // without a leader for 150 s (past delivery.timeout.ms, 120 s) loses the
 // records that expire. Such changes come at 1.44 a day: a 10-minute run sees
 // one with probability 1 - e^{-0.01} ≈ 0.01.
 pipeline::Config rare_loss() {
   return pipeline::load_config(nlohmann::json::parse(R"({
-    "workload": {"records_per_day": 864000, "profile": "constant"},
+    "workload": {"records_per_day": 86400, "profile": "constant"},
     "kafka": {"num.partitions": 1},
     "app": {"on_send_failure": "drop"},
     "connect": {"tasks.max": 1},
@@ -132,7 +132,7 @@ pipeline::Config rare_loss() {
 }
 
 TEST(Importance, AgreesWithPlainMonteCarloOnARareLossWithANarrowerInterval) {
-  if (testing_support::kUnderSanitizer) GTEST_SKIP() << "4,000 runs; run in the Release stage";
+  if (testing_support::kUnderSanitizer) GTEST_SKIP() << "4,000 runs (2 s here); run in the Release stage";
   const pipeline::Config real = rare_loss();
   const sim::Tilt tilt{{{"leader_change", 100.0}}};  // drawn at 144/day: a change in ~63% of runs
   const pipeline::Config drawn = pipeline::tilted_config(real, tilt);

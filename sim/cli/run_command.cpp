@@ -82,7 +82,7 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
     if (e->method == "proportion") {
       if (e->trials == 0) return;
       note = sim::format_number(e->successes) + " of " + sim::format_number(e->trials) +
-             (weights ? " (weighted) " : " ") + (name.ends_with("_probability") ? "runs" : "episodes");
+             (weights ? " (weighted) " : " ") + (name.find("_probability") != std::string::npos ? "runs" : "episodes");
     }
     report.headline.push_back({label, name, e->value, e->lo, e->hi, note});
   };
