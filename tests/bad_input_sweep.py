@@ -233,6 +233,8 @@ RARE = write("rare.json", '{"faults": [{"kind": "leader_change", "rate_per_day":
                           ' "run": {"duration": "10m", "drain": "1m", "seeds": 2}}')
 FLAGS += [
     (["shrink", RARE, "--until", "lost_records > 0"], "--seed"), (["shrink", RARE, "--seed", "1"], "--until"),
+    (["shrink", RARE, "--seed", "1", "--expect", os.path.join(TMP, "nope.json")], "nope.json"),
+    (["shrink", RARE, "--seed", "1", "--expect", write("shrink_expect.json", '{"expect": []}')], "expect"),
     (["shrink", RARE, "--seed", "1", "--until", "lost_record > 0"], "lost_record"),
     (["shrink", RARE, "--seed", "1", "--until", "lost_records"], "METRIC OP NUMBER"),
     (["shrink", RARE, "--seed", "1", "--until", "lost_records > x"], "expected a number"),

@@ -15,6 +15,15 @@ trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
 
+# expect_exact NAME MESSAGE: exit 2, nothing on stdout, stderr exactly MESSAGE (a README "Bad input" row).
+expect_exact() {
+  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && [ "$(cat "$ERR")" == "$2" ]; then
+    pass "$1: exit 2, exact message"
+  else
+    fail "$1: exit 2, exact message" "want: $2" "$(show)"
+  fi
+}
+
 json_check() {  # json_check NAME FILE PYTHON_EXPR (over d, the parsed file)
   if "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if ('"$3"') else 1)' "$2"; then
     pass "$1"
@@ -68,12 +77,24 @@ expect_rc "shrink: a condition that does not hold on the seed" 1
 grep -q 'the condition does not hold on seed 1 (duplicate_rows = 0 (> 0)): nothing to shrink' "$OUT" &&
   pass "shrink says the condition does not hold" || fail "shrink: condition not holding" "$(show)"
 run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --until "lost_record > 0"
-expect_bad "shrink: unknown metric" '--until "lost_record > 0": unknown metric "lost_record"; did you mean "lost_records"?'
+expect_exact "shrink: unknown metric" 'pipesim: --until "lost_record > 0": unknown metric "lost_record"; did you mean "lost_records"? (a metric of one run, as in run --per-seed)'
 # Two runs: the empty set (no loss), then the first half of the faults (both causes in it).
 run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --until "lost_records > 0" --max-runs 2
 expect_rc "shrink --max-runs 2" 0
 grep -q '^kept 16 of 32 faults (2 runs of seed 1; stopped after --max-runs 2: the best so far)' "$OUT" &&
   pass "shrink stops at --max-runs with the best so far" || fail "shrink --max-runs" "$(show)"
+
+# --expect: keep the run breaking check's expectations (its own values).
+echo '{"expect": [{"metric": "lost_records_per_day", "max": 0}]}' >"$TMP/no_loss.json"
+run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --expect "$TMP/no_loss.json"
+expect_rc "shrink --expect" 0
+grep -qF "holds breaks $TMP/no_loss.json (lost_records_per_day = 72000 (max 0)) with 32 faults" "$OUT" &&
+  grep -q '^kept 2 of 32 faults' "$OUT" && pass "shrink --expect: 500 lost in 10 min = 72,000 a day; the same 2 faults" ||
+  fail "shrink --expect" "$(show)"
+run "$PIPESIM" shrink "$TMP/planted.json" --seed 1
+expect_exact "shrink without a condition" 'pipesim: give one of --until EXPR (e.g. "lost_records > 0") or --expect FILE'
+run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --until "lost_records > 0" --expect "$TMP/no_loss.json"
+expect_bad "shrink with both conditions" 'give one of --until EXPR'
 
 # ---------------------------------------------------------------------------------------------
 # --importance: a loss that needs a rare leader change (1.44 a day; 10-minute runs).
@@ -123,9 +144,9 @@ else
 fi
 
 run "$PIPESIM" run "$TMP/rare.json" --importance worker_crash=10
-expect_bad "--importance of a kind without a Poisson fault" '--importance "worker_crash=10": "worker_crash" is not a fault kind with a Poisson rate in this config (leader_change)'
+expect_exact "--importance of a kind without a Poisson fault" 'pipesim: --importance "worker_crash=10": "worker_crash" is not a fault kind with a Poisson rate in this config (leader_change)'
 run "$PIPESIM" run "$TMP/rare.json" --importance leader_change=0
-expect_bad "--importance factor 0" 'leader_change: expected a factor above 0 and at most 1e6, found "0"'
+expect_exact "--importance factor 0" 'pipesim: --importance "leader_change=0": leader_change: expected a factor above 0 and at most 1e6, found "0"'
 run "$PIPESIM" sweep "$TMP/rare.json" --grid "$TMP/grid.json" --importance leader_change --out "$TMP/sw2"
 expect_bad "sweep --importance without a factor" 'expected KIND=FACTOR[,KIND=FACTOR...], found "leader_change"'
 

@@ -130,7 +130,8 @@ TEST(Shrink, FindsAPlantedTwoFaultCauseAmongThirtyIrrelevantFaults) {
 
   const auto all = pipeline::realised_faults(config, 1);
   ASSERT_EQ(all.size(), 32u);
-  const auto found = pipeline::shrink_faults(config, 1, condition, all, 500);
+  const auto found = pipeline::shrink_faults(
+      config, 1, [&](const sim::Metrics& m) { return pipeline::holds(condition, m); }, all, 500);
   EXPECT_FALSE(found.out_of_runs);
   std::multiset<std::string> kinds;
   for (const auto& f : found.kept) kinds.insert(f.kind);
@@ -155,7 +156,8 @@ TEST(Shrink, StopsAtItsBudgetWithTheBestSoFar) {
   const pipeline::Config config = pipeline::load_config(raw);
   const auto condition = pipeline::parse_run_condition("lost_records > 0");
   const auto all = pipeline::realised_faults(config, 1);
-  const auto found = pipeline::shrink_faults(config, 1, condition, all, 3);
+  const auto found = pipeline::shrink_faults(
+      config, 1, [&](const sim::Metrics& m) { return pipeline::holds(condition, m); }, all, 3);
   EXPECT_TRUE(found.out_of_runs);
   EXPECT_EQ(found.runs, 3);
   EXPECT_LE(found.kept.size(), all.size());

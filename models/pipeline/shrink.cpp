@@ -151,8 +151,8 @@ struct OutOfRuns {};
 
 class Search {
  public:
-  Search(const Config& config, std::uint64_t seed, const RunCondition& condition, std::int64_t max_runs,
-         const std::function<void(std::int64_t, std::size_t)>& progress)
+  Search(const Config& config, std::uint64_t seed, const std::function<bool(const sim::Metrics&)>& condition,
+         std::int64_t max_runs, const std::function<void(std::int64_t, std::size_t)>& progress)
       : config_(config), seed_(seed), condition_(condition), max_runs_(max_runs), progress_(progress) {}
 
   bool holds(const std::vector<sim::FaultSpec>& faults) {
@@ -160,7 +160,7 @@ class Search {
     Config c = config_;
     c.faults = faults;
     ++result_.runs;
-    const bool h = pipeline::holds(condition_, run_scenario(c, seed_));
+    const bool h = condition_(run_scenario(c, seed_));
     // The best: fewest faults, then the shortest windows in all.
     if (h && (faults.size() < result_.kept.size() ||
               (faults.size() == result_.kept.size() && total(faults) < total(result_.kept)))) {
@@ -181,7 +181,7 @@ class Search {
 
   const Config& config_;
   std::uint64_t seed_;
-  const RunCondition& condition_;
+  const std::function<bool(const sim::Metrics&)>& condition_;
   std::int64_t max_runs_;
   const std::function<void(std::int64_t, std::size_t)>& progress_;
   ShrinkResult result_;
@@ -195,7 +195,8 @@ std::vector<sim::FaultSpec> pick(const std::vector<sim::FaultSpec>& all, const s
 
 }  // namespace
 
-ShrinkResult shrink_faults(const Config& config, std::uint64_t seed, const RunCondition& condition,
+ShrinkResult shrink_faults(const Config& config, std::uint64_t seed,
+                           const std::function<bool(const sim::Metrics&)>& condition,
                            const std::vector<sim::FaultSpec>& all, std::int64_t max_runs,
                            const std::function<void(std::int64_t runs, std::size_t kept)>& progress) {
   Search search(config, seed, condition, max_runs, progress);

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "models/pipeline/estimates.h"
+#include "models/pipeline/expectations.h"
 #include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/metrics.h"
 #include "sim/cli/commands.h"
@@ -34,68 +35,8 @@ struct CheckArgs {
   std::string importance;  // KIND=FACTOR[,...] (run --importance)
 };
 
-struct Expectation {
-  std::string metric;
-  std::optional<double> max, min;
-  double confidence = 0.95;
-};
-
 enum class Verdict { PASS, FAIL, UNDECIDED };
 
-std::vector<Expectation> read_expectations(const std::string& path, const std::vector<sim::Metrics>& probe) {
-  const nlohmann::json raw = pipeline::read_config_file(path);
-  const nlohmann::json list = raw.is_object() && raw.contains("expect") ? raw["expect"] : raw;
-  const std::string where = raw.is_object() ? "expect" : "(top level)";
-  if (!list.is_array() || list.empty()) {
-    throw sim::ConfigError("expectation error at " + where + ": expected a non-empty list of "
-                           "{\"metric\", \"max\" and/or \"min\", \"confidence\"}, found " +
-                           sim::describe_json_value(list));
-  }
-  std::vector<Expectation> out;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const std::string at = "expect[" + std::to_string(i) + "]";
-    const auto fail = [&](const std::string& key, const std::string& what) {
-      throw sim::ConfigError("expectation error at " + at + (key.empty() ? "" : "." + key) + ": " + what);
-    };
-    const nlohmann::json& e = list[i];
-    if (!e.is_object()) fail("", "expected an object, found " + sim::describe_json_value(e));
-    for (const auto& [key, value] : e.items()) {
-      if (key != "metric" && key != "max" && key != "min" && key != "confidence") {
-        fail(key, "unknown key (expected metric, max, min, confidence)");
-      }
-    }
-    Expectation x;
-    if (!e.contains("metric") || !e["metric"].is_string()) fail("metric", "expected a metric name");
-    x.metric = e["metric"].get<std::string>();
-    if (!pipeline::estimate(probe, x.metric, 1.0)) {
-      std::vector<std::string> known = pipeline::metric_names();
-      for (const char* d : {"duplicate_rows_per_day", "state_mismatch_per_crash", "lost_records_per_day"}) {
-        known.emplace_back(d);
-      }
-      const std::string hint = sim::closest_key(x.metric, known);
-      fail("metric", "unknown metric \"" + x.metric + "\"" +
-                         (hint.empty() ? " (a metric, or <metric>_per_day/_per_month/_per_million/"
-                                         "_per_crash/_per_rebalance, or state_mismatch_per_crash ...)"
-                                       : "; did you mean \"" + hint + "\"?"));
-    }
-    for (const char* bound : {"max", "min"}) {
-      if (!e.contains(bound)) continue;
-      if (!e[bound].is_number()) fail(bound, "expected a number, found " + sim::describe_json_value(e[bound]));
-      (std::string(bound) == "max" ? x.max : x.min) = e[bound].get<double>();
-    }
-    if (!x.max && !x.min) fail("", "expected \"max\" and/or \"min\"");
-    if (e.contains("confidence")) {
-      if (!e["confidence"].is_number() || e["confidence"].get<double>() <= 0.5 ||
-          e["confidence"].get<double>() >= 1) {
-        fail("confidence", "expected a number between 0.5 and 1 (exclusive), found " +
-                               sim::describe_json_value(e["confidence"]));
-      }
-      x.confidence = e["confidence"].get<double>();
-    }
-    out.push_back(x);
-  }
-  return out;
-}
 
 struct Decision {
   Verdict verdict;
@@ -103,7 +44,7 @@ struct Decision {
 };
 
 // One-sided bounds at confidence c are the two-sided bounds at 2c - 1.
-Decision decide(const Expectation& x, const std::vector<sim::Metrics>& runs, double days,
+Decision decide(const pipeline::Expectation& x, const std::vector<sim::Metrics>& runs, double days,
                 const std::vector<double>* weights) {
   const pipeline::Estimate e = *pipeline::estimate(runs, x.metric, days, 2 * x.confidence - 1, weights);
   bool pass = true, fail = false;
@@ -121,13 +62,11 @@ Decision decide(const Expectation& x, const std::vector<sim::Metrics>& runs, dou
 int execute(const CheckArgs& args) {
   pipeline::Config config;
   sim::Tilt tilt;
-  std::vector<Expectation> expectations;
+  std::vector<pipeline::Expectation> expectations;
   try {
     config = load_config_input(args.config, args.overrides, args.properties);
     if (!args.importance.empty()) tilt = sim::parse_tilt(args.importance, pipeline::poisson_fault_kinds(config));
-    sim::Metrics probe;
-    for (const auto& name : pipeline::metric_names()) probe.push_back({name, 0.0});
-    expectations = read_expectations(args.expect, {probe});
+    expectations = pipeline::read_expectations(args.expect);
   } catch (const sim::ConfigError& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
@@ -180,7 +119,7 @@ int execute(const CheckArgs& args) {
   bool all_pass = true;
   nlohmann::ordered_json checked = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < expectations.size(); ++i) {
-    const Expectation& x = expectations[i];
+    const pipeline::Expectation& x = expectations[i];
     const Decision& d = decisions[i];
     const char* word = d.verdict == Verdict::PASS ? "PASS" : d.verdict == Verdict::FAIL ? "FAIL" : "UNDECIDED";
     all_pass = all_pass && d.verdict == Verdict::PASS;

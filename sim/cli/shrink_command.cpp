@@ -1,19 +1,22 @@
-// pipesim shrink CONFIG --seed S --until EXPR: the few faults of a run that
+// pipesim shrink CONFIG --seed S --until EXPR (or --expect FILE): the few faults of a run that
 // make it fail. The seed's realised fault timeline becomes an explicit
 // scheduled list (checked to reproduce the run bit for bit), delta debugging
 // (sim/experiment/ddmin) removes faults while the condition holds on the same
 // seed, then each kept fault's window is halved while it still holds. The
 // smallest config found is written; Ctrl-C keeps the best so far.
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
 
+#include "models/pipeline/expectations.h"
 #include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/scenario.h"
 #include "models/pipeline/shrink.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
 #include "sim/cli/interrupts.h"
+#include "sim/cli/simulate.h"
 #include "sim/engine/interrupt.h"
 #include "sim/report/output_file.h"
 #include "sim/report/progress_line.h"
@@ -26,6 +29,7 @@ struct ShrinkArgs {
   std::string config;
   std::uint64_t seed = 1;
   std::string until;
+  std::string expect;  // or: the run breaks these expectations (check's format)
   std::string out;
   std::int64_t max_runs = 500;
   std::vector<std::string> overrides;
@@ -34,10 +38,35 @@ struct ShrinkArgs {
 
 int execute(const ShrinkArgs& a) {
   pipeline::Config config;
-  pipeline::RunCondition condition;
+  // The condition to keep: --until on the run's metrics, or --expect: the run
+  // breaks an expectation of check's file (its own value beyond a bound).
+  std::function<bool(const sim::Metrics&)> holds;
+  std::function<std::string(const sim::Metrics&)> describe;
+  std::string condition_text;
   try {
+    if (a.until.empty() == a.expect.empty()) {
+      throw sim::ConfigError("give one of --until EXPR (e.g. \"lost_records > 0\") or --expect FILE");
+    }
     config = load_config_input(a.config, a.overrides, a.properties);
-    condition = pipeline::parse_run_condition(a.until);
+    const double days = run_days(config);
+    if (!a.until.empty()) {
+      const auto condition = std::make_shared<pipeline::RunCondition>(pipeline::parse_run_condition(a.until));
+      holds = [condition](const sim::Metrics& m) { return pipeline::holds(*condition, m); };
+      describe = [condition](const sim::Metrics& m) { return pipeline::describe(*condition, m); };
+      condition_text = a.until;
+    } else {
+      const auto expectations =
+          std::make_shared<std::vector<pipeline::Expectation>>(pipeline::read_expectations(a.expect));
+      holds = [expectations, days](const sim::Metrics& m) {
+        return !pipeline::broken_expectations(*expectations, m, days).empty();
+      };
+      describe = [expectations, days](const sim::Metrics& m) {
+        std::string s;
+        for (const auto& b : pipeline::broken_expectations(*expectations, m, days)) s += (s.empty() ? "" : ", ") + b;
+        return s.empty() ? std::string("every expectation met") : s;
+      };
+      condition_text = "breaks " + a.expect;
+    }
     if (!a.out.empty()) sim::check_output_path(a.out);
   } catch (const std::exception& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
@@ -48,9 +77,9 @@ int execute(const ShrinkArgs& a) {
   std::vector<sim::FaultSpec> all;
   try {
     original = pipeline::run_scenario(config, a.seed);
-    if (!pipeline::holds(condition, original)) {
-      std::cout << "pipesim shrink: the condition does not hold on " << where << " ("
-                << pipeline::describe(condition, original) << "): nothing to shrink\n";
+    if (!holds(original)) {
+      std::cout << "pipesim shrink: the condition does not hold on " << where << " (" << describe(original)
+                << "): nothing to shrink\n";
       return 1;
     }
     // The realised timeline as scheduled faults: it must give the same run.
@@ -74,14 +103,14 @@ int execute(const ShrinkArgs& a) {
     std::cerr << "pipesim: internal error in " << where << ": " << e.what() << "\n";
     return 3;
   }
-  std::cout << "pipesim shrink: " << where << " holds " << a.until << " (" << pipeline::describe(condition, original)
+  std::cout << "pipesim shrink: " << where << " holds " << condition_text << " (" << describe(original)
             << ") with " << all.size() << " faults; the realised timeline as scheduled faults reproduces it\n";
 
   std::unique_ptr<sim::ProgressLine> progress;
   if (sim::progress_wanted()) progress = std::make_unique<sim::ProgressLine>("pipesim shrink", a.max_runs);
   pipeline::ShrinkResult found;
   try {
-    found = pipeline::shrink_faults(config, a.seed, condition, all, a.max_runs,
+    found = pipeline::shrink_faults(config, a.seed, holds, all, a.max_runs,
                                     [&](std::int64_t runs, std::size_t kept) {
                                       if (progress) {
                                         progress->update(std::to_string(runs) + "/" + std::to_string(a.max_runs) +
@@ -144,8 +173,9 @@ Command register_shrink(CLI::App& app) {
       ->required()
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9007199254740991}));
   cmd->add_option("--until", args->until,
-                  "the condition to keep, on the run's metrics: METRIC OP NUMBER [and ...], e.g. \"lost_records > 0\"")
-      ->required();
+                  "the condition to keep, on the run's metrics: METRIC OP NUMBER [and ...], e.g. \"lost_records > 0\"");
+  cmd->add_option("--expect", args->expect,
+                  "or keep the run breaking these expectations (check's format; the run's own values)");
   cmd->add_option("--out", args->out, "write the smallest config here (atomically; default: standard output)");
   cmd->add_option("--max-runs", args->max_runs, "runs of the seed the search may make")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
