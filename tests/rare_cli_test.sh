@@ -96,6 +96,27 @@ expect_exact "shrink without a condition" 'pipesim: give one of --until EXPR (e.
 run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --until "lost_records > 0" --expect "$TMP/no_loss.json"
 expect_bad "shrink with both conditions" 'give one of --until EXPR'
 
+# Ctrl-C during the search: the best config so far is written, exit 130. Three days of the day of
+# faults make each run of the search long; the signal comes once the search has started.
+"$PIPESIM" shrink "$SRC/configs/scenarios/day_of_faults.json" --set run.duration=3d --seed 1 \
+  --until "duplicate_rows > 0" --out "$TMP/best.json" >"$OUT" 2>"$ERR" </dev/null &
+pid=$!
+for ((i = 0; i < 6000; i++)); do
+  grep -q 'reproduces it$' "$OUT" 2>/dev/null && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -s INT "$pid" 2>/dev/null
+wait "$pid"
+RC=$?
+if [ "$RC" -eq 130 ] && [ "$(tail -n 1 "$ERR")" == "pipesim: interrupted (SIGINT), the best so far written" ] &&
+   grep -q '^kept [0-9]* of [0-9]* faults ([0-9]* runs of seed 1; interrupted: the best so far)' "$OUT" &&
+   [ -s "$TMP/best.json" ] && "$PIPESIM" validate "$TMP/best.json" >/dev/null 2>&1; then
+  pass "shrink interrupted: exit 130, the best config so far written and valid"
+else
+  fail "shrink interrupted" "$(show)" "$(ls "$TMP")"
+fi
+
 # ---------------------------------------------------------------------------------------------
 # --importance: a loss that needs a rare leader change (1.44 a day; 10-minute runs).
 cat >"$TMP/rare.json" <<'EOF'

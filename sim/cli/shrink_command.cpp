@@ -104,7 +104,8 @@ int execute(const ShrinkArgs& a) {
     return 3;
   }
   std::cout << "pipesim shrink: " << where << " holds " << condition_text << " (" << describe(original)
-            << ") with " << all.size() << " faults; the realised timeline as scheduled faults reproduces it\n";
+            << ") with " << all.size() << " faults; the realised timeline as scheduled faults reproduces it"
+            << std::endl;  // flushed: a long search follows
 
   std::unique_ptr<sim::ProgressLine> progress;
   if (sim::progress_wanted()) progress = std::make_unique<sim::ProgressLine>("pipesim shrink", a.max_runs);
