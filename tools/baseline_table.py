@@ -9,8 +9,9 @@ usage: tools/baseline_table.py PIPESIM [--seeds 40]
 """
 import argparse
 import json
-import math
 import subprocess
+
+from wilson import wilson as wilson_interval  # tools/wilson.py
 
 QUESTIONS = [
     ("with exactlyOnce on, what share of worker crashes end in State MISMATCH?",
@@ -21,13 +22,8 @@ QUESTIONS = [
 ]
 
 
-def wilson(x, n, z=1.95996):
-    if n == 0:
-        return 0.0, 1.0
-    p = x / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, c - h), min(1.0, c + h)
+def wilson(x, n):
+    return wilson_interval(x, n, 1.95996)
 
 
 def share(x, n):

@@ -13,12 +13,13 @@ usage: tools/validation_crosscheck.py PIPESIM [--out docs/img/validation_crossch
 """
 import argparse
 import json
-import math
 import subprocess
 import sys
 import tempfile
 
 import matplotlib
+
+from wilson import wilson as wilson_interval  # noqa: E402  (tools/wilson.py)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -51,13 +52,8 @@ def crash_plan(interval, crashes):
     return 86400.0 / gap, int(crashes * gap)
 
 
-def wilson(x, n, z=2.5758):
-    if n == 0:
-        return 0.0, 1.0
-    p = x / n
-    c = (p + z * z / (2 * n)) / (1 + z * z / n)
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, c - h), min(1.0, c + h)
+def wilson(x, n):
+    return wilson_interval(x, n, 2.5758)
 
 
 def run(pipesim, rate, interval, b, exactly_once, seeds, crashes):
