@@ -36,17 +36,19 @@ TEST(Importance, LikelihoodRatioByHand) {
   sim::FaultSpec scheduled;
   scheduled.kind = "worker_crash";
   scheduled.at = sim::Time::hours(1);
-  const std::vector<sim::FaultSpec> real = {poisson("worker_crash", 2), poisson("broker_crash", 5), scheduled};
+  const std::vector<sim::FaultSpec> real = {poisson("worker_crash", 2), poisson("broker_crash", 5),
+                                            scheduled};
   const sim::Tilt tilt{{{"worker_crash", 3.0}}};
-  const std::vector<sim::FaultOccurrence> schedule = {at(sim::Time::hours(1), 2), at(sim::Time::hours(2), 0),
-                                                       at(sim::Time::hours(3), 1), at(sim::Time::hours(4), 0),
-                                                       at(sim::Time::hours(5), 0), at(sim::Time::hours(6), 0)};
-  EXPECT_NEAR(sim::likelihood_ratio(real, tilt, schedule, sim::Time::hours(12)), std::exp(2.0) / 81.0, 1e-12);
+  const std::vector<sim::FaultOccurrence> schedule = {
+      at(sim::Time::hours(1), 2), at(sim::Time::hours(2), 0), at(sim::Time::hours(3), 1),
+      at(sim::Time::hours(4), 0), at(sim::Time::hours(5), 0), at(sim::Time::hours(6), 0)};
+  EXPECT_NEAR(sim::likelihood_ratio(real, tilt, schedule, sim::Time::hours(12)),
+              std::exp(2.0) / 81.0, 1e-12);
   // No arrival at all: e^{(f - 1)λT} = e^2.
   EXPECT_NEAR(sim::likelihood_ratio(real, tilt, {}, sim::Time::hours(12)), std::exp(2.0), 1e-12);
   // A factor below 1 (drawing fewer): 1 arrival at 0.5x over a day at 2/day: 2 · e^{-1}.
-  EXPECT_NEAR(sim::likelihood_ratio(real, sim::Tilt{{{"worker_crash", 0.5}}}, {at(sim::Time::hours(1), 0)},
-                                    sim::Time::days(1)),
+  EXPECT_NEAR(sim::likelihood_ratio(real, sim::Tilt{{{"worker_crash", 0.5}}},
+                                    {at(sim::Time::hours(1), 0)}, sim::Time::days(1)),
               2.0 * std::exp(-1.0), 1e-12);
   EXPECT_EQ(sim::likelihood_ratio(real, sim::Tilt{}, schedule, sim::Time::hours(12)), 1.0);
   // Only the tilted kinds' Poisson rates change.
@@ -60,7 +62,8 @@ TEST(Importance, ReweightedCountsRecoverTheRealRate) {
   // worker_crash at 1.5/day drawn at 4x (6/day) over a day, 20,000 seeds: the
   // weights average 1 and the weighted count of arrivals averages 1.5, each
   // within its 99.9% interval; the tilted draws themselves average 6.
-  const std::vector<sim::FaultSpec> real = {poisson("worker_crash", 1.5), poisson("broker_crash", 3)};
+  const std::vector<sim::FaultSpec> real = {poisson("worker_crash", 1.5),
+                                            poisson("broker_crash", 3)};
   const sim::Tilt tilt{{{"worker_crash", 4.0}}};
   const auto drawn = sim::tilt_specs(real, tilt);
   std::vector<double> weights, weighted_counts, counts;
@@ -102,22 +105,27 @@ TEST(Importance, ParseTiltNamesWhatIsWrong) {
     return std::string("no error");
   };
   EXPECT_EQ(error("worker_crsh=10"),
-            "--importance \"worker_crsh=10\": \"worker_crsh\" is not a fault kind with a Poisson rate in this "
+            "--importance \"worker_crsh=10\": \"worker_crsh\" is not a fault kind with a Poisson "
+            "rate in this "
             "config (worker_crash, broker_crash); did you mean \"worker_crash\"?");
   EXPECT_EQ(error("worker_crash=0"),
-            "--importance \"worker_crash=0\": worker_crash: expected a factor above 0 and at most 1e6, found \"0\"");
+            "--importance \"worker_crash=0\": worker_crash: expected a factor above 0 and at most "
+            "1e6, found \"0\"");
   EXPECT_EQ(error("worker_crash=ten"),
-            "--importance \"worker_crash=ten\": worker_crash: expected a factor above 0 and at most 1e6, found "
+            "--importance \"worker_crash=ten\": worker_crash: expected a factor above 0 and at "
+            "most 1e6, found "
             "\"ten\"");
   EXPECT_EQ(error("worker_crash"),
-            "--importance \"worker_crash\": expected KIND=FACTOR[,KIND=FACTOR...], found \"worker_crash\"");
-  EXPECT_EQ(error("worker_crash=2,worker_crash=3"), "--importance \"worker_crash=2,worker_crash=3\": worker_crash is given twice");
+            "--importance \"worker_crash\": expected KIND=FACTOR[,KIND=FACTOR...], found "
+            "\"worker_crash\"");
+  EXPECT_EQ(error("worker_crash=2,worker_crash=3"),
+            "--importance \"worker_crash=2,worker_crash=3\": worker_crash is given twice");
   EXPECT_EQ(sim::parse_tilt("broker_crash=1e6", kinds).factors.at("broker_crash"), 1e6);
 }
 
-// 1 record/s into one partition (configs/scenarios/rare_loss.json with 10-minute runs); the application drops a record whose send
-// failed (app.on_send_failure=drop); a leader change that leaves the partition
-// without a leader for 150 s (past delivery.timeout.ms, 120 s) loses the
+// 1 record/s into one partition (configs/scenarios/rare_loss.json with 10-minute runs); the
+// application drops a record whose send failed (app.on_send_failure=drop); a leader change that
+// leaves the partition without a leader for 150 s (past delivery.timeout.ms, 120 s) loses the
 // records that expire. Such changes come at 1.44 a day: a 10-minute run sees
 // one with probability 1 - e^{-0.01} ≈ 0.01.
 pipeline::Config rare_loss() {
@@ -132,7 +140,8 @@ pipeline::Config rare_loss() {
 }
 
 TEST(Importance, AgreesWithPlainMonteCarloOnARareLossWithANarrowerInterval) {
-  if (testing_support::kUnderSanitizer) GTEST_SKIP() << "4,000 runs (2 s here); run in the Release stage";
+  if (testing_support::kUnderSanitizer)
+    GTEST_SKIP() << "4,000 runs (2 s here); run in the Release stage";
   const pipeline::Config real = rare_loss();
   const sim::Tilt tilt{{{"leader_change", 100.0}}};  // drawn at 144/day: a change in ~63% of runs
   const pipeline::Config drawn = pipeline::tilted_config(real, tilt);
@@ -147,16 +156,17 @@ TEST(Importance, AgreesWithPlainMonteCarloOnARareLossWithANarrowerInterval) {
   const double days = 10.0 / 1440.0;
   const auto mc = *pipeline::estimate(plain, "lost_records_probability", days);
   const auto is = *pipeline::estimate(tilted, "lost_records_probability", days, 0.95, &weights);
-  std::cout << "plain Monte Carlo: " << mc.value << " [" << mc.lo << ", " << mc.hi << "] (" << mc.successes
-            << " of " << kSeeds << " runs); importance sampling: " << is.value << " [" << is.lo << ", " << is.hi
-            << "], effective sample size " << sim::effective_sample_size(weights) << "\n";
+  std::cout << "plain Monte Carlo: " << mc.value << " [" << mc.lo << ", " << mc.hi << "] ("
+            << mc.successes << " of " << kSeeds << " runs); importance sampling: " << is.value
+            << " [" << is.lo << ", " << is.hi << "], effective sample size "
+            << sim::effective_sample_size(weights) << "\n";
   // Plain Monte Carlo sees a loss in about 1% of runs (Wilson interval).
   EXPECT_GT(mc.successes, 5.0);
   EXPECT_LT(mc.value, 0.03);
   // They agree: the weighted estimate lies in plain Monte Carlo's interval,
   // and the two intervals overlap.
-  EXPECT_GE(is.value, mc.lo) << "IS " << is.value << " [" << is.lo << ", " << is.hi << "], MC " << mc.value
-                             << " [" << mc.lo << ", " << mc.hi << "]";
+  EXPECT_GE(is.value, mc.lo) << "IS " << is.value << " [" << is.lo << ", " << is.hi << "], MC "
+                             << mc.value << " [" << mc.lo << ", " << mc.hi << "]";
   EXPECT_LE(is.value, mc.hi);
   EXPECT_LE(is.lo, mc.hi);
   EXPECT_GE(is.hi, mc.lo);

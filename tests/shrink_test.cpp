@@ -61,8 +61,9 @@ TEST(RunCondition, ParsesClausesAndNamesWhatIsWrong) {
   EXPECT_EQ(c.clauses[1].value, 10.0);
   EXPECT_TRUE(pipeline::holds(c, {{"lost_records", 1}, {"duplicate_rows", 10}}));
   EXPECT_FALSE(pipeline::holds(c, {{"lost_records", 1}, {"duplicate_rows", 9}}));
-  EXPECT_TRUE(pipeline::holds(pipeline::parse_run_condition("state_contains_throws >= 1 && lost_records == 500"),
-                              {{"state_contains_throws", 2}, {"lost_records", 500}}));
+  EXPECT_TRUE(pipeline::holds(
+      pipeline::parse_run_condition("state_contains_throws >= 1 && lost_records == 500"),
+      {{"state_contains_throws", 2}, {"lost_records", 500}}));
   const auto error = [](const std::string& text) {
     try {
       (void)pipeline::parse_run_condition(text);
@@ -72,11 +73,14 @@ TEST(RunCondition, ParsesClausesAndNamesWhatIsWrong) {
     return std::string("no error");
   };
   EXPECT_EQ(error("lost_record > 0"),
-            "--until \"lost_record > 0\": unknown metric \"lost_record\"; did you mean \"lost_records\"? (a metric of "
+            "--until \"lost_record > 0\": unknown metric \"lost_record\"; did you mean "
+            "\"lost_records\"? (a metric of "
             "one run, as in run --per-seed)");
   EXPECT_EQ(error("lost_records"),
-            "--until \"lost_records\": expected METRIC OP NUMBER (OP one of > >= < <= == !=), found \"lost_records\"");
-  EXPECT_EQ(error("lost_records > many"), "--until \"lost_records > many\": expected a number after \">\", found \"many\"");
+            "--until \"lost_records\": expected METRIC OP NUMBER (OP one of > >= < <= == !=), "
+            "found \"lost_records\"");
+  EXPECT_EQ(error("lost_records > many"),
+            "--until \"lost_records > many\": expected a number after \">\", found \"many\"");
 }
 
 // A few hours of Poisson faults of several kinds (with random targets and an
@@ -105,11 +109,12 @@ TEST(RealisedFaults, ReproduceTheRunBitForBit) {
       EXPECT_EQ(f.rate_per_day, 0.0);
     }
     // Written out and read back, as shrink's output is.
-    const pipeline::Config reread =
-        pipeline::load_config(nlohmann::json::parse(pipeline::effective_config(explicit_faults).dump()));
+    const pipeline::Config reread = pipeline::load_config(
+        nlohmann::json::parse(pipeline::effective_config(explicit_faults).dump()));
     const sim::Metrics again = pipeline::run_scenario(reread, seed);
     ASSERT_EQ(again.size(), original.size());
-    for (std::size_t i = 0; i < original.size(); ++i) EXPECT_EQ(again[i].value, original[i].value) << original[i].name;
+    for (std::size_t i = 0; i < original.size(); ++i)
+      EXPECT_EQ(again[i].value, original[i].value) << original[i].name;
   }
 }
 
@@ -140,19 +145,22 @@ TEST(Shrink, FindsAPlantedTwoFaultCauseAmongThirtyIrrelevantFaults) {
   // The result reproduces: written out, read back, the seed still loses records.
   pipeline::Config result = config;
   result.faults = found.kept;
-  const pipeline::Config reread = pipeline::load_config(nlohmann::json::parse(pipeline::effective_config(result).dump()));
+  const pipeline::Config reread =
+      pipeline::load_config(nlohmann::json::parse(pipeline::effective_config(result).dump()));
   EXPECT_TRUE(pipeline::holds(condition, pipeline::run_scenario(reread, 1)));
   // Each kept fault is needed.
   for (std::size_t i = 0; i < found.kept.size(); ++i) {
     pipeline::Config without = reread;
     without.faults.erase(without.faults.begin() + static_cast<std::ptrdiff_t>(i));
-    EXPECT_FALSE(pipeline::holds(condition, pipeline::run_scenario(without, 1))) << found.kept[i].kind;
+    EXPECT_FALSE(pipeline::holds(condition, pipeline::run_scenario(without, 1)))
+        << found.kept[i].kind;
   }
 }
 
 TEST(Shrink, StopsAtItsBudgetWithTheBestSoFar) {
   nlohmann::json raw = pipeline::lab_json("unknown_insert_then_smaller_polls_without_dlq.json");
-  for (int i = 0; i < 30; ++i) raw["faults"].push_back({{"kind", "leader_change"}, {"at", std::to_string(5 + 19 * i) + "s"}});
+  for (int i = 0; i < 30; ++i)
+    raw["faults"].push_back({{"kind", "leader_change"}, {"at", std::to_string(5 + 19 * i) + "s"}});
   const pipeline::Config config = pipeline::load_config(raw);
   const auto condition = pipeline::parse_run_condition("lost_records > 0");
   const auto all = pipeline::realised_faults(config, 1);

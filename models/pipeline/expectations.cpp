@@ -16,7 +16,8 @@ std::vector<Expectation> read_expectations(const std::string& path) {
   const nlohmann::json list = raw.is_object() && raw.contains("expect") ? raw["expect"] : raw;
   const std::string where = raw.is_object() ? "expect" : "(top level)";
   if (!list.is_array() || list.empty()) {
-    throw sim::ConfigError("expectation error at " + where + ": expected a non-empty list of "
+    throw sim::ConfigError("expectation error at " + where +
+                           ": expected a non-empty list of "
                            "{\"metric\", \"max\" and/or \"min\", \"confidence\"}, found " +
                            sim::describe_json_value(list));
   }
@@ -24,7 +25,8 @@ std::vector<Expectation> read_expectations(const std::string& path) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string at = "expect[" + std::to_string(i) + "]";
     const auto fail = [&](const std::string& key, const std::string& what) {
-      throw sim::ConfigError("expectation error at " + at + (key.empty() ? "" : "." + key) + ": " + what);
+      throw sim::ConfigError("expectation error at " + at + (key.empty() ? "" : "." + key) + ": " +
+                             what);
     };
     const nlohmann::json& e = list[i];
     if (!e.is_object()) fail("", "expected an object, found " + sim::describe_json_value(e));
@@ -38,18 +40,21 @@ std::vector<Expectation> read_expectations(const std::string& path) {
     x.metric = e["metric"].get<std::string>();
     if (!estimate(probe, x.metric, 1.0)) {
       std::vector<std::string> known = metric_names();
-      for (const char* d : {"duplicate_rows_per_day", "state_mismatch_per_crash", "lost_records_per_day"}) {
+      for (const char* d :
+           {"duplicate_rows_per_day", "state_mismatch_per_crash", "lost_records_per_day"}) {
         known.emplace_back(d);
       }
       const std::string hint = sim::closest_key(x.metric, known);
-      fail("metric", "unknown metric \"" + x.metric + "\"" +
-                         (hint.empty() ? " (a metric, or <metric>_per_day/_per_month/_per_million/"
-                                         "_per_crash/_per_rebalance, or state_mismatch_per_crash ...)"
-                                       : "; did you mean \"" + hint + "\"?"));
+      fail("metric",
+           "unknown metric \"" + x.metric + "\"" +
+               (hint.empty() ? " (a metric, or <metric>_per_day/_per_month/_per_million/"
+                               "_per_crash/_per_rebalance, or state_mismatch_per_crash ...)"
+                             : "; did you mean \"" + hint + "\"?"));
     }
     for (const char* bound : {"max", "min"}) {
       if (!e.contains(bound)) continue;
-      if (!e[bound].is_number()) fail(bound, "expected a number, found " + sim::describe_json_value(e[bound]));
+      if (!e[bound].is_number())
+        fail(bound, "expected a number, found " + sim::describe_json_value(e[bound]));
       (std::string(bound) == "max" ? x.max : x.min) = e[bound].get<double>();
     }
     if (!x.max && !x.min) fail("", "expected \"max\" and/or \"min\"");
@@ -75,8 +80,9 @@ std::vector<std::string> broken_expectations(const std::vector<Expectation>& exp
     const bool above = x.max && e->value > *x.max;
     const bool below = x.min && e->value < *x.min;
     if (above || below) {
-      broken.push_back(x.metric + " = " + sim::format_number(e->value) + " (" + (above ? "max " : "min ") +
-                       sim::format_number(above ? *x.max : *x.min) + ")");
+      broken.push_back(x.metric + " = " + sim::format_number(e->value) + " (" +
+                       (above ? "max " : "min ") + sim::format_number(above ? *x.max : *x.min) +
+                       ")");
     }
   }
   return broken;

@@ -12,13 +12,15 @@ std::vector<std::string> fault_targets(const Config& config, const std::string& 
   if (kind == "worker_crash") add("worker-", config.connect.workers);
   if (kind == "task_restart") add("task-", config.connect.tasks_max);
   if (kind == "broker_crash") add("broker-", config.kafka.brokers);
-  if (kind == "replica_crash" || kind == "keeper_session_loss") add("replica-", config.clickhouse.replicas);
+  if (kind == "replica_crash" || kind == "keeper_session_loss")
+    add("replica-", config.clickhouse.replicas);
   return t;
 }
 
 std::vector<sim::FaultOccurrence> fault_schedule(const Config& config, std::uint64_t seed) {
-  return sim::build_fault_schedule(config.faults, seed, config.run.duration,
-                                   [&config](const std::string& kind) { return fault_targets(config, kind); });
+  return sim::build_fault_schedule(
+      config.faults, seed, config.run.duration,
+      [&config](const std::string& kind) { return fault_targets(config, kind); });
 }
 
 std::vector<std::string> poisson_fault_kinds(const Config& config) {

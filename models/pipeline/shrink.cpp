@@ -48,9 +48,8 @@ RunCondition parse_run_condition(const std::string& text) {
   c.text = text;
   const std::string bad = "--until \"" + text + "\": ";
   std::string rest = text;
-  for (const std::string sep : {"&&"}) {
-    for (auto p = rest.find(sep); p != std::string::npos; p = rest.find(sep)) rest.replace(p, sep.size(), " and ");
-  }
+  // "&&" stands for "and".
+  for (auto p = rest.find("&&"); p != std::string::npos; p = rest.find("&&")) rest.replace(p, 2, " and ");
   std::vector<std::string> parts;
   std::istringstream words(rest);
   std::string word, part;
@@ -69,13 +68,15 @@ RunCondition parse_run_condition(const std::string& text) {
     std::string op;
     for (const auto& o : kOperators) {
       const auto found = p.find(o);
-      if (found != std::string::npos && (at == std::string::npos || found < at || (found == at && o.size() > op.size()))) {
+      if (found != std::string::npos &&
+          (at == std::string::npos || found < at || (found == at && o.size() > op.size()))) {
         at = found;
         op = o;
       }
     }
     if (at == std::string::npos || at == 0) {
-      throw sim::ConfigError(bad + "expected METRIC OP NUMBER (OP one of > >= < <= == !=), found \"" + p + "\"");
+      throw sim::ConfigError(
+          bad + "expected METRIC OP NUMBER (OP one of > >= < <= == !=), found \"" + p + "\"");
     }
     RunCondition::Clause clause;
     clause.metric = trimmed(p.substr(0, at));
@@ -88,9 +89,11 @@ RunCondition parse_run_condition(const std::string& text) {
                              (hint.empty() ? "" : "; did you mean \"" + hint + "\"?") +
                              " (a metric of one run, as in run --per-seed)");
     }
-    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), clause.value);
+    const auto [end, ec] =
+        std::from_chars(number.data(), number.data() + number.size(), clause.value);
     if (number.empty() || ec != std::errc() || end != number.data() + number.size()) {
-      throw sim::ConfigError(bad + "expected a number after \"" + op + "\", found \"" + number + "\"");
+      throw sim::ConfigError(bad + "expected a number after \"" + op + "\", found \"" + number +
+                             "\"");
     }
     c.clauses.push_back(clause);
   }
@@ -98,16 +101,18 @@ RunCondition parse_run_condition(const std::string& text) {
 }
 
 bool holds(const RunCondition& condition, const sim::Metrics& metrics) {
-  return std::all_of(condition.clauses.begin(), condition.clauses.end(), [&](const RunCondition::Clause& c) {
-    return compare(value_of(metrics, c.metric), c.op, c.value);
-  });
+  return std::all_of(condition.clauses.begin(), condition.clauses.end(),
+                     [&](const RunCondition::Clause& c) {
+                       return compare(value_of(metrics, c.metric), c.op, c.value);
+                     });
 }
 
 std::string describe(const RunCondition& condition, const sim::Metrics& metrics) {
   std::string s;
   for (const auto& c : condition.clauses) {
-    s += (s.empty() ? "" : ", ") + c.metric + " = " + sim::format_number(value_of(metrics, c.metric)) + " (" +
-         c.op + " " + sim::format_number(c.value) + ")";
+    s += (s.empty() ? "" : ", ") + c.metric + " = " +
+         sim::format_number(value_of(metrics, c.metric)) + " (" + c.op + " " +
+         sim::format_number(c.value) + ")";
   }
   return s;
 }
@@ -129,14 +134,16 @@ std::vector<sim::FaultSpec> realised_faults(const Config& config, std::uint64_t 
 std::string describe(const sim::FaultSpec& f) {
   const std::int64_t us = f.at.value_or(sim::Time{}).us;
   char clock[48];
-  std::snprintf(clock, sizeof clock, "%02lld:%02lld:%02lld.%06lld", static_cast<long long>(us / 3600000000LL),
-                static_cast<long long>(us / 60000000LL % 60), static_cast<long long>(us / 1000000LL % 60),
-                static_cast<long long>(us % 1000000LL));
+  std::snprintf(
+      clock, sizeof clock, "%02lld:%02lld:%02lld.%06lld", static_cast<long long>(us / 3600000000LL),
+      static_cast<long long>(us / 60000000LL % 60), static_cast<long long>(us / 1000000LL % 60),
+      static_cast<long long>(us % 1000000LL));
   std::string s = f.kind + " at " + clock;
   if (!f.target.empty()) s += " on " + f.target;
   if (f.duration.us > 0) s += " for " + sim::format_duration(f.duration);
   std::string params;
-  for (const auto& [k, v] : f.params.items()) params += (params.empty() ? "" : ", ") + k + "=" + v.dump();
+  for (const auto& [k, v] : f.params.items())
+    params += (params.empty() ? "" : ", ") + k + "=" + v.dump();
   if (!params.empty()) s += " (" + params + ")";
   return s;
 }
@@ -151,9 +158,14 @@ struct OutOfRuns {};
 
 class Search {
  public:
-  Search(const Config& config, std::uint64_t seed, const std::function<bool(const sim::Metrics&)>& condition,
-         std::int64_t max_runs, const std::function<void(std::int64_t, std::size_t)>& progress)
-      : config_(config), seed_(seed), condition_(condition), max_runs_(max_runs), progress_(progress) {}
+  Search(const Config& config, std::uint64_t seed,
+         const std::function<bool(const sim::Metrics&)>& condition, std::int64_t max_runs,
+         const std::function<void(std::int64_t, std::size_t)>& progress)
+      : config_(config),
+        seed_(seed),
+        condition_(condition),
+        max_runs_(max_runs),
+        progress_(progress) {}
 
   bool holds(const std::vector<sim::FaultSpec>& faults) {
     if (result_.runs >= max_runs_) throw OutOfRuns{};
@@ -187,7 +199,8 @@ class Search {
   ShrinkResult result_;
 };
 
-std::vector<sim::FaultSpec> pick(const std::vector<sim::FaultSpec>& all, const std::vector<std::size_t>& idx) {
+std::vector<sim::FaultSpec> pick(const std::vector<sim::FaultSpec>& all,
+                                 const std::vector<std::size_t>& idx) {
   std::vector<sim::FaultSpec> out;
   for (const std::size_t i : idx) out.push_back(all[i]);
   return out;
@@ -195,10 +208,11 @@ std::vector<sim::FaultSpec> pick(const std::vector<sim::FaultSpec>& all, const s
 
 }  // namespace
 
-ShrinkResult shrink_faults(const Config& config, std::uint64_t seed,
-                           const std::function<bool(const sim::Metrics&)>& condition,
-                           const std::vector<sim::FaultSpec>& all, std::int64_t max_runs,
-                           const std::function<void(std::int64_t runs, std::size_t kept)>& progress) {
+ShrinkResult shrink_faults(
+    const Config& config, std::uint64_t seed,
+    const std::function<bool(const sim::Metrics&)>& condition,
+    const std::vector<sim::FaultSpec>& all, std::int64_t max_runs,
+    const std::function<void(std::int64_t runs, std::size_t kept)>& progress) {
   Search search(config, seed, condition, max_runs, progress);
   search.result().kept = all;  // holds: the caller checked the run it reproduces
   try {

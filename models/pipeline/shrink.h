@@ -52,9 +52,9 @@ struct ShrinkResult {
   int signal = 0;  // the interrupt that stopped it, or 0
 };
 // `holds`: the condition on a run's metrics (a RunCondition, or broken expectations).
-ShrinkResult shrink_faults(const Config& config, std::uint64_t seed,
-                           const std::function<bool(const sim::Metrics&)>& holds,
-                           const std::vector<sim::FaultSpec>& all, std::int64_t max_runs,
-                           const std::function<void(std::int64_t runs, std::size_t kept)>& progress = {});
+ShrinkResult shrink_faults(
+    const Config& config, std::uint64_t seed, const std::function<bool(const sim::Metrics&)>& holds,
+    const std::vector<sim::FaultSpec>& all, std::int64_t max_runs,
+    const std::function<void(std::int64_t runs, std::size_t kept)>& progress = {});
 
 }  // namespace pipesim::pipeline

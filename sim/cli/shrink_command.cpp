@@ -7,10 +7,8 @@
 #include <functional>
 #include <iostream>
 #include <memory>
-#include <optional>
 
 #include "models/pipeline/expectations.h"
-#include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/scenario.h"
 #include "models/pipeline/shrink.h"
 #include "sim/cli/commands.h"
@@ -45,24 +43,27 @@ int execute(const ShrinkArgs& a) {
   std::string condition_text;
   try {
     if (a.until.empty() == a.expect.empty()) {
-      throw sim::ConfigError("give one of --until EXPR (e.g. \"lost_records > 0\") or --expect FILE");
+      throw sim::ConfigError(
+          "give one of --until EXPR (e.g. \"lost_records > 0\") or --expect FILE");
     }
     config = load_config_input(a.config, a.overrides, a.properties);
     const double days = run_days(config);
     if (!a.until.empty()) {
-      const auto condition = std::make_shared<pipeline::RunCondition>(pipeline::parse_run_condition(a.until));
+      const auto condition =
+          std::make_shared<pipeline::RunCondition>(pipeline::parse_run_condition(a.until));
       holds = [condition](const sim::Metrics& m) { return pipeline::holds(*condition, m); };
       describe = [condition](const sim::Metrics& m) { return pipeline::describe(*condition, m); };
       condition_text = a.until;
     } else {
-      const auto expectations =
-          std::make_shared<std::vector<pipeline::Expectation>>(pipeline::read_expectations(a.expect));
+      const auto expectations = std::make_shared<std::vector<pipeline::Expectation>>(
+          pipeline::read_expectations(a.expect));
       holds = [expectations, days](const sim::Metrics& m) {
         return !pipeline::broken_expectations(*expectations, m, days).empty();
       };
       describe = [expectations, days](const sim::Metrics& m) {
         std::string s;
-        for (const auto& b : pipeline::broken_expectations(*expectations, m, days)) s += (s.empty() ? "" : ", ") + b;
+        for (const auto& b : pipeline::broken_expectations(*expectations, m, days))
+          s += (s.empty() ? "" : ", ") + b;
         return s.empty() ? std::string("every expectation met") : s;
       };
       condition_text = "breaks " + a.expect;
@@ -78,8 +79,8 @@ int execute(const ShrinkArgs& a) {
   try {
     original = pipeline::run_scenario(config, a.seed);
     if (!holds(original)) {
-      std::cout << "pipesim shrink: the condition does not hold on " << where << " (" << describe(original)
-                << "): nothing to shrink\n";
+      std::cout << "pipesim shrink: the condition does not hold on " << where << " ("
+                << describe(original) << "): nothing to shrink\n";
       return 1;
     }
     // The realised timeline as scheduled faults: it must give the same run.
@@ -87,13 +88,15 @@ int execute(const ShrinkArgs& a) {
     pipeline::Config explicit_config = config;
     explicit_config.faults = all;
     const sim::Metrics again = pipeline::run_scenario(
-        pipeline::load_config(nlohmann::json::parse(pipeline::effective_config(explicit_config).dump())), a.seed);
+        pipeline::load_config(
+            nlohmann::json::parse(pipeline::effective_config(explicit_config).dump())),
+        a.seed);
     for (std::size_t i = 0; i < original.size(); ++i) {
       if (again[i].value != original[i].value) {
         std::cerr << "pipesim: internal error: the realised fault timeline of " << where
                   << " as scheduled faults does not reproduce the run (" << original[i].name << ": "
-                  << sim::format_number(original[i].value) << " then " << sim::format_number(again[i].value)
-                  << ")\n";
+                  << sim::format_number(original[i].value) << " then "
+                  << sim::format_number(again[i].value) << ")\n";
         return 3;
       }
     }
@@ -103,22 +106,24 @@ int execute(const ShrinkArgs& a) {
     std::cerr << "pipesim: internal error in " << where << ": " << e.what() << "\n";
     return 3;
   }
-  std::cout << "pipesim shrink: " << where << " holds " << condition_text << " (" << describe(original)
-            << ") with " << all.size() << " faults; the realised timeline as scheduled faults reproduces it"
+  std::cout << "pipesim shrink: " << where << " holds " << condition_text << " ("
+            << describe(original) << ") with " << all.size()
+            << " faults; the realised timeline as scheduled faults reproduces it"
             << std::endl;  // flushed: a long search follows
 
   std::unique_ptr<sim::ProgressLine> progress;
-  if (sim::progress_wanted()) progress = std::make_unique<sim::ProgressLine>("pipesim shrink", a.max_runs);
+  if (sim::progress_wanted())
+    progress = std::make_unique<sim::ProgressLine>("pipesim shrink", a.max_runs);
   pipeline::ShrinkResult found;
   try {
-    found = pipeline::shrink_faults(config, a.seed, holds, all, a.max_runs,
-                                    [&](std::int64_t runs, std::size_t kept) {
-                                      if (progress) {
-                                        progress->update(std::to_string(runs) + "/" + std::to_string(a.max_runs) +
-                                                             " runs  " + std::to_string(kept) + " faults kept",
-                                                         static_cast<double>(runs));
-                                      }
-                                    });
+    found = pipeline::shrink_faults(
+        config, a.seed, holds, all, a.max_runs, [&](std::int64_t runs, std::size_t kept) {
+          if (progress) {
+            progress->update(std::to_string(runs) + "/" + std::to_string(a.max_runs) + " runs  " +
+                                 std::to_string(kept) + " faults kept",
+                             static_cast<double>(runs));
+          }
+        });
   } catch (const std::exception& e) {
     sim::end_progress_line();
     std::cerr << "pipesim: internal error in " << where << ": " << e.what() << "\n";
@@ -127,7 +132,8 @@ int execute(const ShrinkArgs& a) {
   sim::end_progress_line();
   if (found.signal != 0) sim::clear_interrupt();  // the best so far is still written
   std::string stopped;
-  if (found.out_of_runs) stopped = "stopped after --max-runs " + std::to_string(a.max_runs) + ": the best so far";
+  if (found.out_of_runs)
+    stopped = "stopped after --max-runs " + std::to_string(a.max_runs) + ": the best so far";
   if (found.signal != 0) stopped = "interrupted: the best so far";
 
   const auto& best = found.kept;
@@ -159,7 +165,8 @@ int execute(const ShrinkArgs& a) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;
     }
-    std::cout << "wrote " << a.out << "; its story: pipesim explain " << a.out << " --seed " << a.seed << "\n";
+    std::cout << "wrote " << a.out << "; its story: pipesim explain " << a.out << " --seed "
+              << a.seed << "\n";
   }
   return found.signal != 0 ? interrupted(found.signal, "the best so far written") : 0;
 }
@@ -168,16 +175,20 @@ int execute(const ShrinkArgs& a) {
 
 Command register_shrink(CLI::App& app) {
   auto args = std::make_shared<ShrinkArgs>();
-  CLI::App* cmd = app.add_subcommand("shrink", "reduce a failing run's faults to the few that make it fail");
+  CLI::App* cmd =
+      app.add_subcommand("shrink", "reduce a failing run's faults to the few that make it fail");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
   cmd->add_option("--seed", args->seed, "the failing seed")
       ->required()
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9007199254740991}));
   cmd->add_option("--until", args->until,
-                  "the condition to keep, on the run's metrics: METRIC OP NUMBER [and ...], e.g. \"lost_records > 0\"");
-  cmd->add_option("--expect", args->expect,
-                  "or keep the run breaking these expectations (check's format; the run's own values)");
-  cmd->add_option("--out", args->out, "write the smallest config here (atomically; default: standard output)");
+                  "the condition to keep, on the run's metrics: METRIC OP NUMBER [and ...], e.g. "
+                  "\"lost_records > 0\"");
+  cmd->add_option(
+      "--expect", args->expect,
+      "or keep the run breaking these expectations (check's format; the run's own values)");
+  cmd->add_option("--out", args->out,
+                  "write the smallest config here (atomically; default: standard output)");
   cmd->add_option("--max-runs", args->max_runs, "runs of the seed the search may make")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");

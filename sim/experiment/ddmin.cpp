@@ -7,12 +7,14 @@ namespace pipesim::sim {
 namespace {
 
 // `set` cut into `parts` contiguous chunks of near-equal size.
-std::vector<std::vector<std::size_t>> split(const std::vector<std::size_t>& set, std::size_t parts) {
+std::vector<std::vector<std::size_t>> split(const std::vector<std::size_t>& set,
+                                            std::size_t parts) {
   std::vector<std::vector<std::size_t>> chunks;
   std::size_t from = 0;
   for (std::size_t i = 0; i < parts; ++i) {
     const std::size_t to = from + (set.size() - from) / (parts - i);
-    chunks.emplace_back(set.begin() + static_cast<std::ptrdiff_t>(from), set.begin() + static_cast<std::ptrdiff_t>(to));
+    chunks.emplace_back(set.begin() + static_cast<std::ptrdiff_t>(from),
+                        set.begin() + static_cast<std::ptrdiff_t>(to));
     from = to;
   }
   return chunks;
@@ -20,7 +22,8 @@ std::vector<std::vector<std::size_t>> split(const std::vector<std::size_t>& set,
 
 }  // namespace
 
-std::vector<std::size_t> ddmin(std::size_t n, const std::function<bool(const std::vector<std::size_t>&)>& holds) {
+std::vector<std::size_t> ddmin(std::size_t n,
+                               const std::function<bool(const std::vector<std::size_t>&)>& holds) {
   std::map<std::vector<std::size_t>, bool> seen;
   const auto test = [&](const std::vector<std::size_t>& subset) {
     const auto it = seen.find(subset);

@@ -15,6 +15,7 @@ namespace pipesim::sim {
 // into 0..n-1, ascending). Called with the empty set first (a condition that
 // needs no element at all reduces to it). Each subset is tested at most once
 // (results are cached). Requires holds(all n) to be true; returns the subset.
-std::vector<std::size_t> ddmin(std::size_t n, const std::function<bool(const std::vector<std::size_t>&)>& holds);
+std::vector<std::size_t> ddmin(std::size_t n,
+                               const std::function<bool(const std::vector<std::size_t>&)>& holds);
 
 }  // namespace pipesim::sim

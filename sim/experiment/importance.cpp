@@ -26,7 +26,8 @@ Tilt parse_tilt(const std::string& text, const std::vector<std::string>& kinds) 
   std::size_t from = 0;
   while (from <= text.size()) {
     const auto comma = text.find(',', from);
-    const std::string part = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    const std::string part =
+        text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
     const auto eq = part.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw ConfigError(bad + "expected KIND=FACTOR[,KIND=FACTOR...], found \"" + part + "\"");
@@ -35,15 +36,19 @@ Tilt parse_tilt(const std::string& text, const std::vector<std::string>& kinds) 
     const std::string number = part.substr(eq + 1);
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
       const std::string hint = closest_key(kind, kinds);
-      throw ConfigError(bad + "\"" + kind + "\" is not a fault kind with a Poisson rate in this config (" +
-                        joined(kinds) + ")" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
+      throw ConfigError(
+          bad + "\"" + kind + "\" is not a fault kind with a Poisson rate in this config (" +
+          joined(kinds) + ")" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
     }
     double factor = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), factor);
-    if (ec != std::errc() || end != number.data() + number.size() || !(factor > 0) || factor > kMaxFactor) {
-      throw ConfigError(bad + kind + ": expected a factor above 0 and at most 1e6, found \"" + number + "\"");
+    if (ec != std::errc() || end != number.data() + number.size() || !(factor > 0) ||
+        factor > kMaxFactor) {
+      throw ConfigError(bad + kind + ": expected a factor above 0 and at most 1e6, found \"" +
+                        number + "\"");
     }
-    if (!tilt.factors.emplace(kind, factor).second) throw ConfigError(bad + kind + " is given twice");
+    if (!tilt.factors.emplace(kind, factor).second)
+      throw ConfigError(bad + kind + " is given twice");
     if (comma == std::string::npos) break;
     from = comma + 1;
   }
