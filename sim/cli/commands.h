@@ -22,5 +22,6 @@ Command register_trace(CLI::App& app);
 Command register_sweep(CLI::App& app);
 Command register_merge(CLI::App& app);
 Command register_shrink(CLI::App& app);
+Command register_report(CLI::App& app);
 
 }  // namespace pipesim::cli

@@ -8,10 +8,10 @@
 #include "models/pipeline/fault_timeline.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/config_input.h"
+#include "sim/cli/explain_story.h"
 #include "sim/cli/simulate.h"
 #include "sim/engine/interrupt.h"
 #include "sim/report/progress_line.h"
-#include "sim/report/story_lines.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {
@@ -26,26 +26,6 @@ struct ExplainArgs {
   std::size_t max_groups = 50;
   std::string importance;  // replay the seed of a run --importance (its tilted fault rates)
 };
-
-double metric(const sim::Metrics& m, const std::string& name) {
-  for (const auto& x : m) {
-    if (x.name == name) return x.value;
-  }
-  return 0;
-}
-
-std::string group_text(const ledger::FateGroup& g) {
-  std::string text = "partition " + std::to_string(g.partition) + ": records [" + std::to_string(g.ids.first) +
-                     ", " + std::to_string(g.ids.end() - 1) + "] (" + std::to_string(g.ids.count) + ") ";
-  if (g.fate == "duplicated") {
-    text += "in ClickHouse " + std::to_string(g.rows_per_id) + " times (extra rows: " + g.detail + ")";
-  } else if (g.fate == "lost") {
-    text += "lost (" + g.detail + ")";
-  } else {
-    text += "still pending at the end";
-  }
-  return text;
-}
 
 int execute(const ExplainArgs& args) {
   pipeline::Config config;
@@ -100,24 +80,13 @@ int execute(const ExplainArgs& args) {
     return 0;
   }
   std::cout << "pipesim explain  config " << pipeline::config_digest(config) << "  seed " << args.seed << "\n\n";
-  const sim::StoryLines story = sim::story_lines(trace);
+  const ExplainStory story = tell_story(trace, run, args.max_groups);
   for (const auto& line : story.lines) std::cout << line << "\n";
-  if (story.records == 0) std::cout << "(nothing happened but records flowing: no fault fired)\n";
-  const auto n = [&](const char* name) { return sim::format_number(metric(run.metrics, name)); };
-  std::cout << "\noutcome: " << n("records_produced") << " records produced, " << n("clickhouse_rows")
-            << " rows in ClickHouse, " << n("duplicate_rows") << " duplicate rows, " << n("lost_records")
-            << " lost, " << n("pending_records") << " pending\n";
-  std::size_t shown = 0, hidden = 0;
-  for (const auto& g : run.groups) {
-    if (g.fate == "pending" && metric(run.metrics, "pending_records") == 0) continue;
-    if (shown < args.max_groups) {
-      std::cout << "  " << group_text(g) << "\n";
-      ++shown;
-    } else {
-      ++hidden;
-    }
+  std::cout << "\n" << story.outcome << "\n";
+  for (const auto& g : story.groups) std::cout << "  " << g << "\n";
+  if (story.hidden_groups > 0) {
+    std::cout << "  ... and " << story.hidden_groups << " more groups (--format json lists all)\n";
   }
-  if (hidden > 0) std::cout << "  ... and " << hidden << " more groups (--format json lists all)\n";
   return 0;
 }
 

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   const pipesim::cli::Command sweep = pipesim::cli::register_sweep(app);
   const pipesim::cli::Command merge = pipesim::cli::register_merge(app);
   const pipesim::cli::Command shrink = pipesim::cli::register_shrink(app);
+  const pipesim::cli::Command report = pipesim::cli::register_report(app);
   // CLI11 reports a misspelt subcommand, and an unknown option before any
   // subcommand, as "A subcommand is required": name what was given instead.
   if (argc > 1) {
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
       if (name == "sweep") return &sweep;
       if (name == "merge") return &merge;
       if (name == "shrink") return &shrink;
+      if (name == "report") return &report;
     }
     return nullptr;
   }();

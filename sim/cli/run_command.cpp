@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "models/pipeline/estimates.h"
+#include "models/pipeline/headline.h"
 #include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/lint.h"
 #include "models/pipeline/metrics.h"
@@ -86,27 +87,7 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
     }
     report.headline.push_back({label, name, e->value, e->lo, e->hi, note});
   };
-  add("duplicate rows per day", "duplicate_rows_per_day");
-  for (const char* entry : {"producer_retry", "insert_timeout_redelivery", "task_restart_replay",
-                            "manual_resend", "state_reset"}) {
-    add(std::string("  by ") + entry, std::string("duplicate_rows_by_entry.") + entry + "_per_day");
-  }
-  add("lost records per day", "lost_records_per_day");
-  for (const char* cause : {"dlq_only", "dropped_no_dlq", "kafka_truncated", "retention_expired",
-                            "send_failed_not_resent", "insert_lost"}) {
-    add(std::string("  by ") + cause, std::string("lost_records_by_cause.") + cause + "_per_day");
-  }
-  add("runs losing any record", "lost_records_probability");
-  add("  30 days of such runs losing any", "lost_records_probability_per_month");
-  add("pending records at the end (after drain)", "pending_records");
-  add("worker crashes ending in State MISMATCH", "state_mismatch_per_crash");
-  add("worker crashes ending in State CONTAINS", "state_contains_per_crash");
-  add("worker crashes ending in ERROR State", "error_state_per_crash");
-  add("rebalances/restarts ending in State MISMATCH", "state_mismatch_per_rebalance");
-  add("duplicate rows per worker crash", "duplicate_rows_per_crash");
-  add("DLQ records already in ClickHouse per day", "dlq_records_in_clickhouse_per_day");
-  add("DLQ records missing from ClickHouse per day", "dlq_records_missing_per_day");
-  add("task downtime per day (s)", "task_downtime_s_per_day");
+  for (const auto& row : pipeline::headline_rows()) add(row.label, row.estimate);
   const auto inserts = pipeline::estimate(runs, "inserts", days, 0.95, weights);
   const double inserts_per_s = inserts ? inserts->value / std::max(1.0, config.run.duration.as_seconds()) : 0.0;
   std::string open;
