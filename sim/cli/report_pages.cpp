@@ -2,7 +2,6 @@
 #include "sim/cli/report_pages.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include "sim/report/summary.h"
@@ -21,34 +20,6 @@ void config_section(sim::HtmlPage& page, const Json& config, const std::string& 
   page.open_details("show the config (JSON, every default)");
   page.preformatted(config.dump(2));
   page.close_details();
-}
-
-std::vector<double> histogram_edges(const std::vector<double>& values) {
-  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-  if (*lo == *hi) return {*lo, *hi};
-  // sqrt(n) bins (at least 5, at most 30): enough to see the shape of a few
-  // dozen to a few thousand seeds.
-  const auto k = static_cast<std::size_t>(
-      std::clamp(std::ceil(std::sqrt(static_cast<double>(values.size()))), 5.0, 30.0));
-  std::vector<double> edges;
-  for (std::size_t i = 0; i <= k; ++i) edges.push_back(*lo + (*hi - *lo) * static_cast<double>(i) / static_cast<double>(k));
-  edges.back() = *hi;
-  return edges;
-}
-
-std::vector<double> histogram_counts(const std::vector<double>& values, const std::vector<double>& edges) {
-  std::vector<double> counts(edges.size() - 1, 0.0);
-  for (const double v : values) {
-    std::size_t bin = counts.size() - 1;  // the last bin is closed: it holds the maximum
-    for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
-      if (v < edges[i + 1]) {
-        bin = i;
-        break;
-      }
-    }
-    counts[bin] += 1;
-  }
-  return counts;
 }
 
 namespace {

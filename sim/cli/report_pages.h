@@ -35,9 +35,5 @@ sim::HtmlPage sweep_page(const Json& result, const std::string& name);
 std::string interval_text(double lo, double hi);
 std::string value_text(const Json& v);  // a config or grid value as a reader writes it
 void config_section(sim::HtmlPage& page, const Json& config, const std::string& title);
-// The bins of a histogram: k equal-width bins from min to max, the last one
-// closed; one bin when every value is the same.
-std::vector<double> histogram_edges(const std::vector<double>& values);
-std::vector<double> histogram_counts(const std::vector<double>& values, const std::vector<double>& edges);
 
 }  // namespace pipesim::cli

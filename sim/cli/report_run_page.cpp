@@ -2,11 +2,9 @@
 // entry point and losses by cause as bars with 95% intervals, the per-seed
 // distribution of the main metrics, the worst seeds' stories, every metric,
 // the effective config and how to reproduce the result.
-#include <algorithm>
-#include <cmath>
-
 #include "models/pipeline/headline.h"
 #include "sim/cli/report_pages.h"
+#include "sim/experiment/histogram_bins.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {
@@ -78,8 +76,8 @@ void distribution_section(sim::HtmlPage& page, const Json& result) {
       if (r.contains("metrics") && r.at("metrics").contains(metric)) values.push_back(r.at("metrics").at(metric).get<double>());
     }
     if (values.empty()) continue;
-    const std::vector<double> edges = histogram_edges(values);
-    const std::vector<double> counts = histogram_counts(values, edges);
+    const std::vector<double> edges = sim::histogram_edges(values);
+    const std::vector<double> counts = sim::histogram_counts(values, edges);
     Json labels = Json::array();
     for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
       labels.push_back(edges.size() == 2 && edges[0] == edges[1]

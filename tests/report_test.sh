@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# End-to-end checks of `pipesim report` (README "pipesim report"): a page of
+# each kind of result (run --per-seed, with and without importance sampling;
+# compare; a passing and a failing check; a sweep directory) opened in headless
+# Chromium and checked by tests/report_check.py (every chart rendered, every
+# number shown equals the result's); the checker itself fails on a planted
+# wrong number; the page is the same bytes twice; bad input exits 2 and
+# writes nothing.
+#
+# Run by ctest as: PIPESIM=<binary> PIPESIM_SOURCE_DIR=<repo root> bash tests/report_test.sh
+set -u
+
+PIPESIM=${PIPESIM:?set PIPESIM to the pipesim binary}
+SRC=${PIPESIM_SOURCE_DIR:?set PIPESIM_SOURCE_DIR to the repository root}
+PY=/usr/bin/python3
+CHECK="$PY $SRC/tests/report_check.py"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipesim_report_test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=tests/lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# report_and_check NAME RESULT: pipesim report RESULT, then the browser check.
+report_and_check() {
+  run "$PIPESIM" report "$2" --out "$TMP/$1.html"
+  expect_ok "report of $1"
+  run $CHECK "$2" "$TMP/$1.html"
+  if [ "$RC" -eq 0 ]; then pass "$1: $(cat "$OUT")"; else fail "$1: browser check" "$(show)"; fi
+}
+
+# The results: short runs with faults, so that the numbers are not all zero.
+BASE="$SRC/configs/production.json"
+run "$PIPESIM" run "$BASE" --seeds 6 --set run.duration=2h --per-seed --format json --out "$TMP/run.json"
+expect_ok "run --per-seed"
+report_and_check run "$TMP/run.json"
+run "$PIPESIM" run "$SRC/configs/scenarios/rare_loss.json" --seeds 40 \
+  --importance leader_change=20 --per-seed --format json --out "$TMP/importance.json"
+expect_ok "run --importance --per-seed"
+report_and_check importance "$TMP/importance.json"
+if grep -q "Importance sampling: faults drawn at leader_change=20" "$TMP/importance.html"; then
+  pass "importance: the page names the tilt"
+else
+  fail "importance: the page names the tilt"
+fi
+run "$PIPESIM" run "$BASE" --seeds 4 --set run.duration=1h --format json --out "$TMP/summary.json"
+report_and_check summary "$TMP/summary.json"
+if grep -q "run it with --per-seed" "$TMP/summary.html"; then pass "summary: says how to get distributions"
+else fail "summary: says how to get distributions"; fi
+
+run "$PIPESIM" compare "$BASE" "$SRC/configs/lab/crash_after_insert_at_least_once.json" --seeds 4 \
+  --set run.duration=1h --format json
+expect_ok "compare"
+cp "$OUT" "$TMP/compare.json"
+report_and_check compare "$TMP/compare.json"
+
+run "$PIPESIM" check "$BASE" --expect "$SRC/configs/checks/duplicates_budget.json" --seeds 4 \
+  --set run.duration=1h --format json
+expect_ok "check (passing)"
+cp "$OUT" "$TMP/check_pass.json"
+report_and_check check_pass "$TMP/check_pass.json"
+printf '{"expect": [{"metric": "duplicate_rows_per_day", "max": 10}, {"metric": "lost_records_per_day", "max": 0},
+ {"metric": "inserts_per_s", "min": 1000}]}' >"$TMP/strict.json"
+run "$PIPESIM" check "$SRC/configs/lab/crash_after_insert_at_least_once.json" --expect "$TMP/strict.json" \
+  --seeds 4 --format json
+expect_rc "check (failing)" 1
+cp "$OUT" "$TMP/check_fail.json"
+report_and_check check_fail "$TMP/check_fail.json"
+if grep -q "<title>pipesim check: FAIL" "$TMP/check_fail.html"; then pass "check_fail: the title says FAIL"
+else fail "check_fail: the title says FAIL"; fi
+
+cat >"$TMP/grid.json" <<'JSON'
+{"workload": {"records_per_day": 200000000, "profile": "constant"},
+ "faults": [{"kind": "worker_crash", "rate_per_day": 24},
+            {"kind": "insert_timeout", "rate_per_day": 24, "duration": "40s", "server_commits": 1.0}],
+ "run": {"duration": "1h", "drain": "10m", "seeds": 3},
+ "sweep": {"connector.exactlyOnce": [false, true], "workload.records_per_day": [50000000, 200000000]}}
+JSON
+run "$PIPESIM" sweep "$TMP/grid.json" --out "$TMP/sweep"
+expect_ok "sweep"
+report_and_check sweep "$TMP/sweep"
+
+# The checker is a real check: a number changed in a cell, or in a chart's data, fails it.
+"$PY" - "$TMP/run.html" "$TMP/planted_cell.html" "$TMP/planted_chart.html" <<'PYEOF'
+import re, sys
+page = open(sys.argv[1]).read()
+cell = re.sub(r'(<td data-src="/estimates/duplicate_rows_per_day/value">)([^<]*)<',
+              lambda m: m.group(1) + str(int(float(m.group(2))) + 7) + "<", page, count=1)
+assert cell != page
+open(sys.argv[2], "w").write(cell)
+chart = re.sub(r'("values":\[)([-0-9.e+]+)', lambda m: m.group(1) + str(float(m.group(2)) + 3), page, count=1)
+assert chart != page
+open(sys.argv[3], "w").write(chart)
+PYEOF
+for planted in planted_cell planted_chart; do
+  run $CHECK "$TMP/run.json" "$TMP/$planted.html"
+  if [ "$RC" -eq 1 ] && grep -q "the result has" "$ERR"; then pass "$planted: the checker finds it"
+  else fail "$planted: the checker finds it" "$(show)"; fi
+done
+
+# Same result, same bytes (the worst seeds' stories are simulated again).
+run "$PIPESIM" report "$TMP/run.json" --out "$TMP/again.html"
+if cmp -s "$TMP/run.html" "$TMP/again.html"; then pass "the same page twice"; else fail "the same page twice"; fi
+if grep -q "most duplicate_rows: seed" "$TMP/run.html" && grep -q "^outcome: " "$TMP/run.html"; then
+  pass "run: the worst seed's story is told"
+else
+  fail "run: the worst seed's story is told"
+fi
+# The story on the page is the one `pipesim explain` tells (its command is in the result).
+"$PY" - "$TMP/run.json" "$TMP/run.html" "$PIPESIM" "$TMP/story_diff" <<'PYEOF2'
+import html, json, re, shlex, subprocess, sys
+result, page, pipesim, diff = sys.argv[1:]
+worst = json.load(open(result))["extreme_seeds"][0]
+argv = shlex.split(worst["explain"])
+told = subprocess.run([pipesim] + argv[1:], capture_output=True, text=True, check=True).stdout
+told = told.split("\n", 2)[2]  # after the header line and its blank line
+told = told[:told.index("\noutcome: ")]
+shown = html.unescape(re.search(r"<pre>(.*?)</pre>", open(page).read(), re.S).group(1))
+shown = shown[:shown.index("\noutcome: ")]
+open(diff, "w").write("explain:\n" + told + "\npage:\n" + shown)
+sys.exit(0 if told == shown and told.strip() else 1)
+PYEOF2
+if [ $? -eq 0 ]; then pass "run: the page's story is pipesim explain's"; else fail "run: the page's story is pipesim explain's" "$(head -c 800 "$TMP/story_diff")"; fi
+run "$PIPESIM" report "$TMP/run.json" --out "$TMP/no_stories.html" --no-stories
+if [ "$RC" -eq 0 ] && grep -q "not simulated: --no-stories" "$TMP/no_stories.html"; then pass "--no-stories"
+else fail "--no-stories" "$(show)"; fi
+
+# Bad input: exit 2, a message naming the input, nothing written.
+expect_refused() {  # expect_refused NAME WANT ARGS...
+  local name=$1 want=$2
+  shift 2
+  run "$PIPESIM" report "$@"
+  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && grep -qF -- "$want" "$ERR" && [ ! -e "$TMP/bad.html" ]; then
+    pass "$name: exit 2, names it, nothing written"
+  else
+    fail "$name: exit 2, names it, nothing written" "want: $want" "$(show)"
+  fi
+}
+printf 'not json' >"$TMP/text.json"
+printf '{"a": 1}' >"$TMP/other.json"
+printf '{"estimates": {}, "metrics": 5, "seeds": {"first": 1, "count": 2}}' >"$TMP/partial.json"
+mkdir -p "$TMP/emptydir"
+expect_refused "a missing result" "$TMP/missing.json: no such file" "$TMP/missing.json" --out "$TMP/bad.html"
+expect_refused "not JSON" "$TMP/text.json: not JSON" "$TMP/text.json" --out "$TMP/bad.html"
+expect_refused "not a result" "$TMP/other.json is not a result of pipesim run" "$TMP/other.json" --out "$TMP/bad.html"
+expect_refused "an incomplete run" "$TMP/partial.json: not a complete run result" "$TMP/partial.json" \
+  --out "$TMP/bad.html"
+expect_refused "a directory without sweep.json" "$TMP/emptydir is a directory without sweep.json" \
+  "$TMP/emptydir" --out "$TMP/bad.html"
+expect_refused "--out in a missing directory" "$TMP/nodir/x.html" "$TMP/run.json" --out "$TMP/nodir/x.html"
+run "$PIPESIM" report "$TMP/run.json"
+expect_bad "no --out" "--out is required"
+
+finish
