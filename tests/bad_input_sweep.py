@@ -293,6 +293,52 @@ case("merge of a directory without a sweep", ["merge", TMP, "--out", os.path.joi
 case("merge of a broken sweep", ["merge", OTHER_SWEEP, "--out", os.path.join(OUT_DIR, "m")], OTHER_SWEEP)
 
 # ---------------------------------------------------------------------------------------------
+# report: results that are not results, or not whole ones; --out targets.
+REPORT_OUT = os.path.join(OUT_DIR, "report.html")
+RUN_OK = ('{"seeds": {"first": 1, "count": 1}, "estimates": {}, "metrics": {}, "config": {}, '
+          '"config_digest": "x", "runs": []}')
+RESULTS = [
+    ("", "not JSON"), ("{", "not JSON"), ('{"a": 1}\x00', "not JSON"), ("[]", "not a result"), ("5", "not a result"),
+    ('{"workload": {"records_per_day": 1000}}', "not a result"),
+    ('{"seeds": {"first": 1, "count": 1}, "estimates": [], "metrics": {}}', "not a complete run result"),
+    ('{"seeds": {"first": 1}, "estimates": {}, "metrics": {}}', "not a complete run result"),
+    ('{"seeds": {"first": 1, "count": 1}, "estimates": {"duplicate_rows_per_day": {"value": "x"}}, "metrics": {}}',
+     "not a complete run result"),
+    (RUN_OK[:-1] + ', "extreme_seeds": [{"metric": "duplicate_rows"}]}', "not a complete run result"),
+    ('{"a": {}, "b": {}, "metrics": {}, "seeds": {"first": 1, "count": 2}}', "not a complete compare result"),
+    ('{"a": {"file": null}, "b": {"file": null}, "seeds": {"count": 2}, "metrics": {"x": {"a_mean": 1}}}',
+     "not a complete compare result"),
+    ('{"passed": true, "expectations": [{"metric": "x"}], "seeds": {"count": 1}, "file": null}',
+     "not a complete check result"),
+    ('{"passed": true, "expectations": 3}', "not a complete check result"),
+]
+for i, (content, word) in enumerate(RESULTS):
+    path = write(f"result_{i}.json", content)
+    case(f"report of {content[:40]!r}", ["report", path, "--out", REPORT_OUT], path, word)
+BROKEN_SWEEPS = [
+    ('{"grid": {"a": [1, 2]}, "seeds": {"count": 1}, "points": 2}', '{"point": 0, "params": {"a": 1}\n', "line 1"),
+    ('{"grid": {"a": [1, 2]}, "seeds": {"count": 1}, "points": 2}', '{"point": 0, "params": {}}\n',
+     "not a complete sweep result"),
+    ('{"points": 2}', "", "not a complete sweep result"), ("{", "", "not JSON"),
+]
+for i, (manifest, lines, word) in enumerate(BROKEN_SWEEPS):
+    d = os.path.join(TMP, f"broken_sweep_{i}")
+    os.makedirs(d)
+    write(f"broken_sweep_{i}/sweep.json", manifest)
+    write(f"broken_sweep_{i}/points.jsonl", lines)
+    case(f"report of broken sweep {i}", ["report", d, "--out", REPORT_OUT], d, word)
+GOOD_RESULT = write("good_result.json", RUN_OK)
+case("report of a missing result", ["report", os.path.join(TMP, "nope_result.json"), "--out", REPORT_OUT],
+     "nope_result.json")
+case("report of a directory without a sweep", ["report", OUT_DIR, "--out", REPORT_OUT], OUT_DIR, "sweep.json")
+case("report --out is a directory", ["report", GOOD_RESULT, "--out", TMP], TMP)
+case("report --out in a missing directory", ["report", GOOD_RESULT, "--out", os.path.join(TMP, "nodir", "r.html")],
+     "nodir")
+case("report without --out", ["report", GOOD_RESULT], "--out")
+case("report without a result", ["report", "--out", REPORT_OUT], "result")
+case("report with an unknown flag", ["report", GOOD_RESULT, "--out", REPORT_OUT, "--stories"], "--stories")
+
+# ---------------------------------------------------------------------------------------------
 # decide: case lines and flags.
 LINES = [
     ('{"state":"NONE","batch":[1,2]', "line 1"), ('{"state":"NONE","batch":[1,2],"stord":[1,2]}', "stord"),

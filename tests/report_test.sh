@@ -2,7 +2,7 @@
 # End-to-end checks of `pipesim report` (README "pipesim report"): a page of
 # each kind of result (run --per-seed, with and without importance sampling;
 # compare; a passing and a failing check; a sweep directory) opened in headless
-# Chromium and checked by tests/report_check.py (every chart rendered, every
+# Chromium and checked by tools/report_check.py (every chart rendered, every
 # number shown equals the result's); the checker itself fails on a planted
 # wrong number; the page is the same bytes twice; bad input exits 2 and
 # writes nothing.
@@ -13,18 +13,24 @@ set -u
 PIPESIM=${PIPESIM:?set PIPESIM to the pipesim binary}
 SRC=${PIPESIM_SOURCE_DIR:?set PIPESIM_SOURCE_DIR to the repository root}
 PY=/usr/bin/python3
-CHECK="$PY $SRC/tests/report_check.py"
+CHECK="$PY $SRC/tools/report_check.py"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pipesim_report_test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 # shellcheck source=tests/lib.sh
 source "$(dirname "$0")/lib.sh"
 
-# report_and_check NAME RESULT: pipesim report RESULT, then the browser check.
+# report_and_check NAME RESULT: pipesim report RESULT, then the browser check and its screenshot.
 report_and_check() {
   run "$PIPESIM" report "$2" --out "$TMP/$1.html"
   expect_ok "report of $1"
-  run $CHECK "$2" "$TMP/$1.html"
+  run $CHECK "$2" "$TMP/$1.html" --screenshot "$TMP/$1.png"
   if [ "$RC" -eq 0 ]; then pass "$1: $(cat "$OUT")"; else fail "$1: browser check" "$(show)"; fi
+  if [ "$(head -c 8 "$TMP/$1.png" | od -An -tx1 | tr -d ' ')" = "89504e470d0a1a0a" ] &&
+     [ "$(stat -c %s "$TMP/$1.png")" -gt 20000 ]; then
+    pass "$1: a screenshot ($(stat -c %s "$TMP/$1.png") bytes of PNG)"
+  else
+    fail "$1: a screenshot"
+  fi
 }
 
 # The results: short runs with faults, so that the numbers are not all zero.

@@ -43,6 +43,10 @@ std::string read_text(const std::string& path) {
 }
 
 Json parse(const std::string& text, const std::string& where) {
+  // nlohmann's parser stops at a NUL byte; what follows it would be ignored.
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    throw BadResult(where + ": not JSON (a NUL byte at offset " + std::to_string(nul) + ")");
+  }
   try {
     return Json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

@@ -1,7 +1,7 @@
 // pipesim report: draws the page's charts with Chart.js from the data block
 // the C++ side wrote (<script id="pipesim-charts">), and records on each canvas
 // what it drew, so a headless browser's DOM shows that every chart rendered
-// and which numbers it holds (tests/report_check.py reads them).
+// and which numbers it holds (tools/report_check.py reads them).
 (function () {
   'use strict';
   var PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
