@@ -726,10 +726,10 @@ bad_exact "decide without a case" 'pipesim decide: give --cases FILE, or --state
   "$PIPESIM" decide
 
 # Bad command lines (CLI11 messages, then the usage hint).
-bad_exact "unknown subcommand" 'pipesim: unknown subcommand "frobnicate" (expected run, validate, decide, compare, check, lint, explain, trace, sweep, merge or shrink)'"$USAGE" \
+bad_exact "unknown subcommand" 'pipesim: unknown subcommand "frobnicate" (expected run, validate, decide, compare, check, lint, explain, trace, sweep, merge, shrink or report)'"$USAGE" \
   "$PIPESIM" frobnicate
 bad_exact "no subcommand" "pipesim: A subcommand is required$USAGE" "$PIPESIM"
-bad_exact "an unknown option before the subcommand" 'pipesim: unknown option "--seeds" (expected a subcommand: run, validate, decide, compare, check, lint, explain, trace, sweep, merge or shrink)'"$USAGE" \
+bad_exact "an unknown option before the subcommand" 'pipesim: unknown option "--seeds" (expected a subcommand: run, validate, decide, compare, check, lint, explain, trace, sweep, merge, shrink or report)'"$USAGE" \
   "$PIPESIM" --seeds 4 run
 bad_exact "explain --max-groups -1" "pipesim: --max-groups: Value -1 not in range 0 to 1000000$USAGE" \
   "$PIPESIM" explain --seed 1 --max-groups -1

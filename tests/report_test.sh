@@ -155,4 +155,24 @@ expect_refused "--out in a missing directory" "$TMP/nodir/x.html" "$TMP/run.json
 run "$PIPESIM" report "$TMP/run.json"
 expect_bad "no --out" "--out is required"
 
+# The README's Bad input rows for report, word for word.
+bad_exact() {  # bad_exact NAME MESSAGE ARGS...
+  local name=$1 want=$2
+  shift 2
+  run "$PIPESIM" report "$@"
+  if [ "$RC" -eq 2 ] && [ ! -s "$OUT" ] && [ "$(cat "$ERR")" == "$want" ]; then pass "$name: the README's message"
+  else fail "$name: the README's message" "want: $want" "$(show)"; fi
+}
+bad_exact "a config given as a result" \
+  "pipesim: $BASE is not a result of pipesim run --per-seed, compare or check (--format json), nor a sweep directory" \
+  "$BASE" --out "$TMP/bad.html"
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["config"]; json.dump(d, open(sys.argv[2], "w"))' \
+  "$TMP/run.json" "$TMP/no_config.json"
+bad_exact "a run without its config" \
+  "pipesim: $TMP/no_config.json: not a complete run result ([json.exception.out_of_range.403] key 'config' not found)" \
+  "$TMP/no_config.json" --out "$TMP/bad.html"
+bad_exact "a directory that holds no sweep" \
+  "pipesim: $TMP/emptydir is a directory without sweep.json: not a sweep directory (pipesim sweep --out DIR)" \
+  "$TMP/emptydir" --out "$TMP/bad.html"
+
 finish
