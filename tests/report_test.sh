@@ -102,6 +102,56 @@ for planted in planted_cell planted_chart; do
   else fail "$planted: the checker finds it" "$(show)"; fi
 done
 
+# The pages' reproduce recipes: the config a page shows (its last <pre>), run again as the page
+# says, gives the same estimates (run) and the same points (sweep).
+page_config() {  # page_config PAGE OUT.json [N]: the page's N-th <pre> from the end (default 1)
+  "$PY" -c 'import html, re, sys
+pre = re.findall(r"<pre>(.*?)</pre>", open(sys.argv[1]).read(), re.S)[-int(sys.argv[3])]
+open(sys.argv[2], "w").write(html.unescape(pre))' "$1" "$2" "${3:-1}"
+}
+page_config "$TMP/run.html" "$TMP/effective.json"
+run "$PIPESIM" run "$TMP/effective.json" --seeds 6 --per-seed --format json --out "$TMP/again.json"
+if [ "$RC" -eq 0 ] && "$PY" -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if a["estimates"] == b["estimates"] and a["config_digest"] == b["config_digest"] else 1)' \
+  "$TMP/run.json" "$TMP/again.json" && grep -q "pipesim run config.json --seeds 6 --per-seed" "$TMP/run.html"; then
+  pass "run: the reproduce recipe gives the same estimates"
+else
+  fail "run: the reproduce recipe gives the same estimates" "$(show)"
+fi
+page_config "$TMP/sweep.html" "$TMP/sweep_again.json"
+run "$PIPESIM" sweep "$TMP/sweep_again.json" --seeds 3 --out "$TMP/sweep_again"
+if [ "$RC" -eq 0 ] && grep -q "pipesim sweep sweep.json --seeds 3 --out sweep" "$TMP/sweep.html" &&
+   "$PY" -c 'import json, sys
+a, b = ([json.loads(l) for l in open(f + "/points.jsonl")] for f in sys.argv[1:])
+sys.exit(0 if [(p["params"], p["metrics"]) for p in a] == [(p["params"], p["metrics"]) for p in b] else 1)' \
+  "$TMP/sweep" "$TMP/sweep_again"; then
+  pass "sweep: the reproduce recipe gives the same points"
+else
+  fail "sweep: the reproduce recipe gives the same points" "$(show)"
+fi
+page_config "$TMP/compare.html" "$TMP/a.json" 2
+page_config "$TMP/compare.html" "$TMP/b.json" 1
+run "$PIPESIM" compare "$TMP/a.json" "$TMP/b.json" --seeds 4 --format json
+if [ "$RC" -eq 0 ] && grep -q "pipesim compare a.json b.json --seeds 4" "$TMP/compare.html" &&
+   "$PY" -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["metrics"] == json.load(open(sys.argv[2]))["metrics"] else 1)' \
+  "$TMP/compare.json" "$OUT"; then
+  pass "compare: the reproduce recipe gives the same differences"
+else
+  fail "compare: the reproduce recipe gives the same differences" "$(show)"
+fi
+page_config "$TMP/check_fail.html" "$TMP/check_config.json"
+run "$PIPESIM" check "$TMP/check_config.json" --expect "$TMP/strict.json" --seeds 4 --format json
+if [ "$RC" -eq 1 ] && grep -q "pipesim check config.json --expect $TMP/strict.json --seeds 4" "$TMP/check_fail.html" &&
+   "$PY" -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["expectations"] == json.load(open(sys.argv[2]))["expectations"] else 1)' \
+  "$TMP/check_fail.json" "$OUT"; then
+  pass "check: the reproduce recipe gives the same verdicts"
+else
+  fail "check: the reproduce recipe gives the same verdicts" "$(show)"
+fi
+
 # Same result, same bytes (the worst seeds' stories are simulated again).
 run "$PIPESIM" report "$TMP/run.json" --out "$TMP/again.html"
 if cmp -s "$TMP/run.html" "$TMP/again.html"; then pass "the same page twice"; else fail "the same page twice"; fi

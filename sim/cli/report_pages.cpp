@@ -111,12 +111,9 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
     page.table(d);
   }
   page.heading("Reproduce");
-  const auto arg = [&](const Json& side, const char* fallback) {
-    return side.at("file").is_null() ? std::string(fallback) : side.at("file").get<std::string>();
-  };
-  page.preformatted("pipesim compare " + arg(a, "\"\"") + " " + arg(b, "\"\"") + " --seeds " +
-                    std::to_string(count) + " --format json > compare.json\npipesim report compare.json --out report.html\n");
-  page.paragraph("(or save the two effective configs below and compare those)", "note");
+  page.paragraph("Save config A and config B below as a.json and b.json (each holds every default), then:");
+  page.preformatted("pipesim compare a.json b.json --seeds " + std::to_string(count) +
+                    " --format json > compare.json\npipesim report compare.json --out report.html\n");
   config_section(page, a.at("config"), "Config A");
   config_section(page, b.at("config"), "Config B");
   return page;
@@ -172,9 +169,10 @@ sim::HtmlPage check_page(const Json& result, const std::string& name) {
     ++i;
   }
   page.heading("Reproduce");
-  page.preformatted("pipesim check " + (file.empty() ? std::string("\"\"") : file) + " --expect " +
-                    result.value("expect_file", std::string("EXPECT.json")) + " --seeds " + std::to_string(count) +
-                    " --format json > check.json\npipesim report check.json --out report.html\n");
+  page.paragraph("Save the effective config below as config.json (it holds every default), then:");
+  page.preformatted("pipesim check config.json --expect " + result.value("expect_file", std::string("EXPECT.json")) +
+                    " --seeds " + std::to_string(count) + " --format json > check.json\n" +
+                    "pipesim report check.json --out report.html\n");
   config_section(page, result.at("config"), "Effective config");
   return page;
 }

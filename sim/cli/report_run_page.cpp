@@ -180,8 +180,7 @@ sim::HtmlPage run_page(const Json& result, const std::string& name, const std::v
   page.table(t);
   page.close_details();
   page.heading("Reproduce");
-  std::string seeds = count == 1 ? "--seed " + std::to_string(first) : "--seeds " + std::to_string(count);
-  if (count > 1 && first != 1) seeds += "  (seeds " + std::to_string(first) + "..: the result's own)";
+  const std::string seeds = count == 1 ? "--seed " + std::to_string(first) : "--seeds " + std::to_string(count);
   std::string tilt;
   if (result.contains("importance")) tilt = " --importance " + result.at("importance").value("tilt", std::string());
   page.paragraph("Save the effective config below as config.json (it holds every default), then:");

@@ -131,7 +131,8 @@ sim::HtmlPage sweep_page(const Json& result, const std::string& name) {
   page.table(t);
   page.heading("Reproduce");
   page.paragraph("Save the base config below with the grid as its \"sweep\" section, then:");
-  page.preformatted("pipesim sweep sweep.json --out " + name + "\npipesim report " + name + " --out report.html\n");
+  page.preformatted("pipesim sweep sweep.json --seeds " + std::to_string(count) + " --out " + name +
+                    "\npipesim report " + name + " --out report.html\n");
   Json config = manifest.at("base_config");
   config["sweep"] = grid;
   config_section(page, config, "Base config and grid");
