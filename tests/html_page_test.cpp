@@ -21,7 +21,8 @@ TEST(HtmlPage, EscapesTheFiveCharactersThatMeanSomethingInHtml) {
 }
 
 TEST(HtmlPage, JsonPointersEscapeTildeAndSlash) {  // RFC 6901 §3
-  EXPECT_EQ(json_pointer({"estimates", "duplicate_rows_per_day", "value"}), "/estimates/duplicate_rows_per_day/value");
+  EXPECT_EQ(json_pointer({"estimates", "duplicate_rows_per_day", "value"}),
+            "/estimates/duplicate_rows_per_day/value");
   EXPECT_EQ(json_pointer({"a/b", "m~n", "0"}), "/a~1b/m~0n/0");
   EXPECT_EQ(json_pointer({}), "");
 }
@@ -31,7 +32,10 @@ TEST(HtmlPage, OneCanvasPerChartAndTheDataCannotEndItsScript) {
   page.heading("Headline");
   page.heading("Headline");  // a second heading of the same name gets its own anchor
   page.table({{"a", "b"}, {{{"x", "", "text"}, {"1.5", "/metrics/x/mean"}}}});
-  page.chart({{"kind", "bars"}, {"title", "</script><b>"}, {"labels", {"a"}}, {"datasets", nlohmann::json::array()}});
+  page.chart({{"kind", "bars"},
+              {"title", "</script><b>"},
+              {"labels", {"a"}},
+              {"datasets", nlohmann::json::array()}});
   page.chart({{"kind", "lines"}, {"labels", {"a"}}, {"datasets", nlohmann::json::array()}});
   const std::string html = page.render();
   EXPECT_EQ(count(html, "<canvas id=\"chart-"), 2u);

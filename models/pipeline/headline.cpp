@@ -3,14 +3,16 @@
 namespace pipesim::pipeline {
 
 const std::vector<std::string>& duplicate_entry_points() {
-  static const std::vector<std::string> names = {"producer_retry", "insert_timeout_redelivery", "task_restart_replay",
-                                                 "manual_resend", "state_reset"};
+  static const std::vector<std::string> names = {"producer_retry", "insert_timeout_redelivery",
+                                                 "task_restart_replay", "manual_resend",
+                                                 "state_reset"};
   return names;
 }
 
 const std::vector<std::string>& loss_causes() {
-  static const std::vector<std::string> names = {"dlq_only",          "dropped_no_dlq",         "kafka_truncated",
-                                                 "retention_expired", "send_failed_not_resent", "insert_lost"};
+  static const std::vector<std::string> names = {
+      "dlq_only",          "dropped_no_dlq",         "kafka_truncated",
+      "retention_expired", "send_failed_not_resent", "insert_lost"};
   return names;
 }
 
@@ -22,7 +24,8 @@ const std::vector<HeadlineRow>& headline_rows() {
       r.push_back({"  by " + e, "duplicate_rows_by_entry." + e + "_per_day"});
     }
     r.push_back({"lost records per day", "lost_records_per_day"});
-    for (const auto& c : loss_causes()) r.push_back({"  by " + c, "lost_records_by_cause." + c + "_per_day"});
+    for (const auto& c : loss_causes())
+      r.push_back({"  by " + c, "lost_records_by_cause." + c + "_per_day"});
     r.push_back({"runs losing any record", "lost_records_probability"});
     r.push_back({"  30 days of such runs losing any", "lost_records_probability_per_month"});
     r.push_back({"pending records at the end (after drain)", "pending_records"});

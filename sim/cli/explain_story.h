@@ -21,9 +21,11 @@ struct ExplainStory {
 };
 
 // Tells the story of a run already simulated with `trace`.
-ExplainStory tell_story(const sim::Trace& trace, const pipeline::TracedRun& run, std::size_t max_groups);
+ExplainStory tell_story(const sim::Trace& trace, const pipeline::TracedRun& run,
+                        std::size_t max_groups);
 
 // Simulates `seed` of `config` and tells its story (exceptions as run_scenario_traced's).
-ExplainStory explain_seed(const pipeline::Config& config, std::uint64_t seed, std::size_t max_groups);
+ExplainStory explain_seed(const pipeline::Config& config, std::uint64_t seed,
+                          std::size_t max_groups);
 
 }  // namespace pipesim::cli

@@ -59,7 +59,9 @@ Json read_sweep(const std::string& dir) {
   const std::string manifest = (std::filesystem::path(dir) / "sweep.json").string();
   const std::string lines = (std::filesystem::path(dir) / "points.jsonl").string();
   if (!std::filesystem::exists(manifest)) {
-    throw BadResult(dir + " is a directory without sweep.json: not a sweep directory (pipesim sweep --out DIR)");
+    throw BadResult(
+        dir +
+        " is a directory without sweep.json: not a sweep directory (pipesim sweep --out DIR)");
   }
   Json doc = {{"sweep", parse(read_text(manifest), manifest)}, {"points", Json::array()}};
   if (std::filesystem::exists(lines)) {
@@ -93,16 +95,19 @@ std::vector<SeedStory> worst_seed_stories(const Json& result, bool simulate) {
     try {
       config = pipeline::load_config(nlohmann::json::parse(result.at("config").dump()));
       if (pipeline::config_digest(*config) != result.value("config_digest", std::string())) {
-        unavailable = "(no story: the result's config gives digest " + pipeline::config_digest(*config) +
-                      ", not the result's " + result.value("config_digest", std::string()) +
+        unavailable = "(no story: the result's config gives digest " +
+                      pipeline::config_digest(*config) + ", not the result's " +
+                      result.value("config_digest", std::string()) +
                       "; it was written by another pipesim version)";
         config.reset();
       } else if (result.contains("importance")) {
         const std::string tilt = result.at("importance").value("tilt", std::string());
-        config = pipeline::tilted_config(*config, sim::parse_tilt(tilt, pipeline::poisson_fault_kinds(*config)));
+        config = pipeline::tilted_config(
+            *config, sim::parse_tilt(tilt, pipeline::poisson_fault_kinds(*config)));
       }
     } catch (const sim::ConfigError& e) {
-      unavailable = std::string("(no story: the result's config is not valid here: ") + e.what() + ")";
+      unavailable =
+          std::string("(no story: the result's config is not valid here: ") + e.what() + ")";
       config.reset();
     }
   }
@@ -114,7 +119,8 @@ std::vector<SeedStory> worst_seed_stories(const Json& result, bool simulate) {
     s.command = e.value("explain", std::string());
     s.unavailable = unavailable;
     if (config) {
-      const RunProgress progress("pipesim report: the story of seed " + std::to_string(s.seed), *config);
+      const RunProgress progress("pipesim report: the story of seed " + std::to_string(s.seed),
+                                 *config);
       s.story = explain_seed(*config, s.seed, 20);
     }
     out.push_back(std::move(s));
@@ -134,12 +140,16 @@ int execute(const ReportArgs& a) {
                                : std::filesystem::path(a.result).filename().string();
   std::string html;
   try {
-    if (!std::filesystem::exists(a.result)) throw BadResult(a.result + ": no such file or directory");
-    const Json doc = std::filesystem::is_directory(a.result) ? read_sweep(a.result) : parse(read_text(a.result), a.result);
+    if (!std::filesystem::exists(a.result))
+      throw BadResult(a.result + ": no such file or directory");
+    const Json doc = std::filesystem::is_directory(a.result) ? read_sweep(a.result)
+                                                             : parse(read_text(a.result), a.result);
     const std::string kind = kind_of(doc);
     if (kind.empty()) {
-      throw BadResult(a.result + " is not a result of pipesim run --per-seed, compare or check (--format json), "
-                                 "nor a sweep directory");
+      throw BadResult(
+          a.result +
+          " is not a result of pipesim run --per-seed, compare or check (--format json), "
+          "nor a sweep directory");
     }
     try {
       if (kind == "run") html = run_page(doc, name, worst_seed_stories(doc, a.stories)).render();
@@ -170,12 +180,15 @@ int execute(const ReportArgs& a) {
 
 Command register_report(CLI::App& app) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App* cmd = app.add_subcommand("report", "write a self-contained HTML page of a run, comparison, check or sweep");
-  cmd->add_option("result", args->result,
-                  "the JSON of run --per-seed, compare or check (--format json), or a sweep directory")
+  CLI::App* cmd = app.add_subcommand(
+      "report", "write a self-contained HTML page of a run, comparison, check or sweep");
+  cmd->add_option(
+         "result", args->result,
+         "the JSON of run --per-seed, compare or check (--format json), or a sweep directory")
       ->required();
   cmd->add_option("--out", args->out, "the HTML file to write")->required();
-  cmd->add_flag("!--no-stories", args->stories, "do not simulate the worst seeds again to tell their stories");
+  cmd->add_flag("!--no-stories", args->stories,
+                "do not simulate the worst seeds again to tell their stories");
   return [args] { return execute(*args); };
 }
 

@@ -11,7 +11,9 @@ namespace pipesim::cli {
 using sim::format_number;
 using sim::json_pointer;
 
-std::string interval_text(double lo, double hi) { return "[" + format_number(lo) + ", " + format_number(hi) + "]"; }
+std::string interval_text(double lo, double hi) {
+  return "[" + format_number(lo) + ", " + format_number(hi) + "]";
+}
 
 std::string value_text(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -31,7 +33,8 @@ std::string verdict_css(const std::string& verdict) {
 }
 
 // The keys whose values differ between two configs, as "section.key".
-void config_differences(const Json& a, const Json& b, const std::string& prefix, sim::HtmlTable& t) {
+void config_differences(const Json& a, const Json& b, const std::string& prefix,
+                        sim::HtmlTable& t) {
   std::map<std::string, int> keys;
   for (const auto& [k, v] : a.items()) keys[k] |= 1;
   for (const auto& [k, v] : b.items()) keys[k] |= 2;
@@ -54,30 +57,37 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
   const Json& a = result.at("a");
   const Json& b = result.at("b");
   const auto file = [](const Json& side) {
-    return side.at("file").is_null() ? std::string("the production baseline") : side.at("file").get<std::string>();
+    return side.at("file").is_null() ? std::string("the production baseline")
+                                     : side.at("file").get<std::string>();
   };
   const std::uint64_t count = result.at("seeds").at("count").get<std::uint64_t>();
-  page.paragraph("pipesim " + result.value("pipesim_version", std::string("?")) + "  A: " + file(a) + " (" +
-                     a.value("config_digest", std::string()) + ")  B: " + file(b) + " (" +
-                     b.value("config_digest", std::string()) + ")  " + std::to_string(count) +
-                     " seeds, the same for both (paired)",
+  page.paragraph("pipesim " + result.value("pipesim_version", std::string("?")) +
+                     "  A: " + file(a) + " (" + a.value("config_digest", std::string()) +
+                     ")  B: " + file(b) + " (" + b.value("config_digest", std::string()) + ")  " +
+                     std::to_string(count) + " seeds, the same for both (paired)",
                  "meta");
   page.heading("Paired differences");
   sim::HtmlTable t{{"estimate", "A", "B", "B - A", "95% CI of B - A", "verdict"}, {}};
-  Json labels = Json::array(), values = Json::array(), lo = Json::array(), hi = Json::array(), colors = Json::array();
+  Json labels = Json::array(), values = Json::array(), lo = Json::array(), hi = Json::array(),
+       colors = Json::array();
   Json src = Json::array(), lo_src = Json::array(), hi_src = Json::array();
   for (const auto& [metric, m] : result.at("metrics").items()) {
     const std::string verdict = m.value("verdict", std::string());
-    const auto p = [&](const std::string& field) { return json_pointer({"metrics", metric, field}); };
-    t.rows.push_back({{metric, "", "text"},
-                      {format_number(m.at("a_mean").get<double>()), p("a_mean")},
-                      {format_number(m.at("b_mean").get<double>()), p("b_mean")},
-                      {format_number(m.at("difference").get<double>()), p("difference")},
-                      {interval_text(m.at("ci95").at(0).get<double>(), m.at("ci95").at(1).get<double>()), p("ci95")},
-                      {verdict, "", verdict_css(verdict)}});
+    const auto p = [&](const std::string& field) {
+      return json_pointer({"metrics", metric, field});
+    };
+    t.rows.push_back(
+        {{metric, "", "text"},
+         {format_number(m.at("a_mean").get<double>()), p("a_mean")},
+         {format_number(m.at("b_mean").get<double>()), p("b_mean")},
+         {format_number(m.at("difference").get<double>()), p("difference")},
+         {interval_text(m.at("ci95").at(0).get<double>(), m.at("ci95").at(1).get<double>()),
+          p("ci95")},
+         {verdict, "", verdict_css(verdict)}});
     // The chart: the per-day counts of duplicates and losses, one scale.
     const bool per_day = metric.size() > 8 && metric.compare(metric.size() - 8, 8, "_per_day") == 0;
-    if (per_day && (metric.rfind("duplicate_rows", 0) == 0 || metric.rfind("lost_records", 0) == 0)) {
+    if (per_day &&
+        (metric.rfind("duplicate_rows", 0) == 0 || metric.rfind("lost_records", 0) == 0)) {
       labels.push_back(metric.substr(0, metric.size() - 8));
       values.push_back(m.at("difference"));
       lo.push_back(m.at("ci95").at(0));
@@ -97,9 +107,16 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
                 {"horizontal", true},
                 {"begin_at_zero", true},
                 {"labels", labels},
-                {"datasets", Json::array({{{"name", "B - A"}, {"values", values}, {"lo", lo}, {"hi", hi},
-                                           {"src", src}, {"lo_src", lo_src}, {"hi_src", hi_src}, {"colors", colors}}})}},
-               "green: B is better (lower), red: B is worse (higher), grey: no difference shown; black lines: 95% CI",
+                {"datasets", Json::array({{{"name", "B - A"},
+                                           {"values", values},
+                                           {"lo", lo},
+                                           {"hi", hi},
+                                           {"src", src},
+                                           {"lo_src", lo_src},
+                                           {"hi_src", hi_src},
+                                           {"colors", colors}}})}},
+               "green: B is better (lower), red: B is worse (higher), grey: no difference shown; "
+               "black lines: 95% CI",
                760, 60 + 26 * static_cast<int>(labels.size()));
   }
   page.heading("What differs between A and B");
@@ -111,9 +128,11 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
     page.table(d);
   }
   page.heading("Reproduce");
-  page.paragraph("Save config A and config B below as a.json and b.json (each holds every default), then:");
-  page.preformatted("pipesim compare a.json b.json --seeds " + std::to_string(count) +
-                    " --format json > compare.json\npipesim report compare.json --out report.html\n");
+  page.paragraph(
+      "Save config A and config B below as a.json and b.json (each holds every default), then:");
+  page.preformatted(
+      "pipesim compare a.json b.json --seeds " + std::to_string(count) +
+      " --format json > compare.json\npipesim report compare.json --out report.html\n");
   config_section(page, a.at("config"), "Config A");
   config_section(page, b.at("config"), "Config B");
   return page;
@@ -123,55 +142,73 @@ sim::HtmlPage check_page(const Json& result, const std::string& name) {
   const bool passed = result.value("passed", false);
   sim::HtmlPage page(std::string("pipesim check: ") + (passed ? "PASS" : "FAIL") + ": " + name);
   const std::uint64_t count = result.at("seeds").at("count").get<std::uint64_t>();
-  const std::string file = result.at("file").is_null() ? std::string() : result.at("file").get<std::string>();
+  const std::string file =
+      result.at("file").is_null() ? std::string() : result.at("file").get<std::string>();
   page.paragraph("pipesim " + result.value("pipesim_version", std::string("?")) + "  config " +
                      (file.empty() ? std::string("the production baseline") : file) + " (" +
                      result.value("config_digest", std::string()) + ")  expectations " +
-                     result.value("expect_file", std::string()) + "  " + std::to_string(count) + " seeds",
+                     result.value("expect_file", std::string()) + "  " + std::to_string(count) +
+                     " seeds",
                  "meta");
   page.heading("Expectations");
   sim::HtmlTable t{{"estimate", "verdict", "estimate", "CI", "bound", "confidence", "seeds"}, {}};
   std::size_t i = 0;
   for (const auto& e : result.at("expectations")) {
-    const auto p = [&](const std::string& field) { return json_pointer({"expectations", std::to_string(i), field}); };
+    const auto p = [&](const std::string& field) {
+      return json_pointer({"expectations", std::to_string(i), field});
+    };
     const std::string verdict = e.value("verdict", std::string());
     const bool has_max = e.contains("max");
     const std::string bound_key = has_max ? "max" : "min";
-    t.rows.push_back({{e.value("metric", std::string()), "", "text"},
-                      {verdict, "", verdict},
-                      {format_number(e.at("estimate").get<double>()), p("estimate")},
-                      {interval_text(e.at("lower").get<double>(), e.at("upper").get<double>()), p("lower") + " " + p("upper")},
-                      {(has_max ? "at most " : "at least ") + format_number(e.at(bound_key).get<double>()), p(bound_key)},
-                      {format_number(e.at("confidence").get<double>()), p("confidence")},
-                      {format_number(e.at("seeds").get<double>()), p("seeds")}});
+    t.rows.push_back(
+        {{e.value("metric", std::string()), "", "text"},
+         {verdict, "", verdict},
+         {format_number(e.at("estimate").get<double>()), p("estimate")},
+         {interval_text(e.at("lower").get<double>(), e.at("upper").get<double>()),
+          p("lower") + " " + p("upper")},
+         {(has_max ? "at most " : "at least ") + format_number(e.at(bound_key).get<double>()),
+          p(bound_key)},
+         {format_number(e.at("confidence").get<double>()), p("confidence")},
+         {format_number(e.at("seeds").get<double>()), p("seeds")}});
     ++i;
   }
   page.table(t);
   i = 0;
   for (const auto& e : result.at("expectations")) {
-    const auto p = [&](const std::string& field) { return json_pointer({"expectations", std::to_string(i), field}); };
+    const auto p = [&](const std::string& field) {
+      return json_pointer({"expectations", std::to_string(i), field});
+    };
     const std::string verdict = e.value("verdict", std::string());
     const double bound = e.at(e.contains("max") ? "max" : "min").get<double>();
     const double upper = e.at("upper").get<double>();
-    // The allowed range as a bar: [0 or lower, max] for a max, [min, beyond the interval] for a min.
-    Json allowed = e.contains("max") ? Json::array({std::min(0.0, e.at("lower").get<double>()), bound})
-                                     : Json::array({bound, std::max(upper, bound) * 1.25 + 1e-12});
-    Json allowed_src = e.contains("max") ? Json::array({nullptr, p("max")}) : Json::array({p("min"), nullptr});
-    page.chart({{"kind", "interval"},
-                {"title", e.value("metric", std::string()) + ": " + verdict},
-                {"labels", Json::array({"estimate's " + format_number(e.at("confidence").get<double>() * 100) + "% CI",
-                                        "allowed"})},
-                {"datasets", Json::array({{{"name", "range"},
-                                           {"values", Json::array({Json::array({e.at("lower"), e.at("upper")}), allowed})},
-                                           {"src", Json::array({Json::array({p("lower"), p("upper")}), allowed_src})},
-                                           {"colors", Json::array({verdict == "PASS" ? "#2ca02c" : "#d62728", "#888888"})}}})}},
-               "the check passes when the whole interval lies inside the allowed range", 760, 130);
+    // The allowed range as a bar: [0 or lower, max] for a max, [min, beyond the interval] for a
+    // min.
+    Json allowed = e.contains("max")
+                       ? Json::array({std::min(0.0, e.at("lower").get<double>()), bound})
+                       : Json::array({bound, std::max(upper, bound) * 1.25 + 1e-12});
+    Json allowed_src =
+        e.contains("max") ? Json::array({nullptr, p("max")}) : Json::array({p("min"), nullptr});
+    page.chart(
+        {{"kind", "interval"},
+         {"title", e.value("metric", std::string()) + ": " + verdict},
+         {"labels", Json::array({"estimate's " +
+                                     format_number(e.at("confidence").get<double>() * 100) + "% CI",
+                                 "allowed"})},
+         {"datasets",
+          Json::array(
+              {{{"name", "range"},
+                {"values", Json::array({Json::array({e.at("lower"), e.at("upper")}), allowed})},
+                {"src", Json::array({Json::array({p("lower"), p("upper")}), allowed_src})},
+                {"colors",
+                 Json::array({verdict == "PASS" ? "#2ca02c" : "#d62728", "#888888"})}}})}},
+        "the check passes when the whole interval lies inside the allowed range", 760, 130);
     ++i;
   }
   page.heading("Reproduce");
   page.paragraph("Save the effective config below as config.json (it holds every default), then:");
-  page.preformatted("pipesim check config.json --expect " + result.value("expect_file", std::string("EXPECT.json")) +
-                    " --seeds " + std::to_string(count) + " --format json > check.json\n" +
+  page.preformatted("pipesim check config.json --expect " +
+                    result.value("expect_file", std::string("EXPECT.json")) + " --seeds " +
+                    std::to_string(count) + " --format json > check.json\n" +
                     "pipesim report check.json --out report.html\n");
   config_section(page, result.at("config"), "Effective config");
   return page;

@@ -26,7 +26,8 @@ struct SeedStory {
   std::string unavailable;  // why there is no story (empty when there is one)
 };
 
-sim::HtmlPage run_page(const Json& result, const std::string& name, const std::vector<SeedStory>& stories);
+sim::HtmlPage run_page(const Json& result, const std::string& name,
+                       const std::vector<SeedStory>& stories);
 sim::HtmlPage compare_page(const Json& result, const std::string& name);
 sim::HtmlPage check_page(const Json& result, const std::string& name);
 sim::HtmlPage sweep_page(const Json& result, const std::string& name);

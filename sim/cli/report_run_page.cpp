@@ -16,7 +16,8 @@ using sim::json_pointer;
 // The breakdown of a headline total as bars: one per entry point or cause,
 // with the estimate's 95% interval.
 void breakdown_chart(sim::HtmlPage& page, const Json& estimates, const std::string& prefix,
-                     const std::vector<std::string>& names, const std::string& title, const std::string& y_label) {
+                     const std::vector<std::string>& names, const std::string& title,
+                     const std::string& y_label) {
   Json labels = Json::array(), values = Json::array(), lo = Json::array(), hi = Json::array();
   Json src = Json::array(), lo_src = Json::array(), hi_src = Json::array();
   for (const auto& n : names) {
@@ -36,9 +37,13 @@ void breakdown_chart(sim::HtmlPage& page, const Json& estimates, const std::stri
               {"title", title},
               {"y_label", y_label},
               {"labels", labels},
-              {"datasets",
-               Json::array({{{"name", "estimate"}, {"values", values}, {"lo", lo}, {"hi", hi}, {"src", src},
-                             {"lo_src", lo_src}, {"hi_src", hi_src}}})}},
+              {"datasets", Json::array({{{"name", "estimate"},
+                                         {"values", values},
+                                         {"lo", lo},
+                                         {"hi", hi},
+                                         {"src", src},
+                                         {"lo_src", lo_src},
+                                         {"hi_src", hi_src}}})}},
              "bars: the estimate; black lines: its 95% confidence interval");
 }
 
@@ -49,31 +54,37 @@ void headline_section(sim::HtmlPage& page, const Json& estimates) {
     if (!estimates.contains(row.estimate)) continue;
     const Json& e = estimates.at(row.estimate);
     const bool indented = row.label.rfind("  ", 0) == 0;
-    t.rows.push_back({{indented ? row.label.substr(2) : row.label, "", indented ? "indent" : "text"},
-                      {format_number(e.at("value").get<double>()), json_pointer({"estimates", row.estimate, "value"})},
-                      {interval_text(e.at("ci95").at(0).get<double>(), e.at("ci95").at(1).get<double>()),
-                       json_pointer({"estimates", row.estimate, "ci95"})},
-                      {e.value("note", std::string()), "", "text"}});
+    t.rows.push_back(
+        {{indented ? row.label.substr(2) : row.label, "", indented ? "indent" : "text"},
+         {format_number(e.at("value").get<double>()),
+          json_pointer({"estimates", row.estimate, "value"})},
+         {interval_text(e.at("ci95").at(0).get<double>(), e.at("ci95").at(1).get<double>()),
+          json_pointer({"estimates", row.estimate, "ci95"})},
+         {e.value("note", std::string()), "", "text"}});
   }
   page.table(t);
   breakdown_chart(page, estimates, "duplicate_rows_by_entry.", pipeline::duplicate_entry_points(),
                   "Duplicate rows per day by entry point", "rows per day");
-  breakdown_chart(page, estimates, "lost_records_by_cause.", pipeline::loss_causes(), "Lost records per day by cause",
-                  "records per day");
+  breakdown_chart(page, estimates, "lost_records_by_cause.", pipeline::loss_causes(),
+                  "Lost records per day by cause", "records per day");
 }
 
 void distribution_section(sim::HtmlPage& page, const Json& result) {
   page.heading("Per-seed distributions");
   if (!result.contains("runs")) {
-    page.paragraph("This result has no per-seed metrics: run it with --per-seed to see their distributions.", "note");
+    page.paragraph(
+        "This result has no per-seed metrics: run it with --per-seed to see their distributions.",
+        "note");
     return;
   }
   const Json& runs = result.at("runs");
   const bool weighted = result.contains("importance");
-  for (const char* metric : {"duplicate_rows", "lost_records", "task_downtime_s", "max_lag_records"}) {
+  for (const char* metric :
+       {"duplicate_rows", "lost_records", "task_downtime_s", "max_lag_records"}) {
     std::vector<double> values;
     for (const auto& r : runs) {
-      if (r.contains("metrics") && r.at("metrics").contains(metric)) values.push_back(r.at("metrics").at(metric).get<double>());
+      if (r.contains("metrics") && r.at("metrics").contains(metric))
+        values.push_back(r.at("metrics").at(metric).get<double>());
     }
     if (values.empty()) continue;
     const std::vector<double> edges = sim::histogram_edges(values);
@@ -93,7 +104,8 @@ void distribution_section(sim::HtmlPage& page, const Json& result) {
                 {"histogram_of", {{"runs", "/runs"}, {"metric", metric}, {"edges", edges}}},
                 {"datasets", Json::array({{{"name", "seeds"}, {"values", counts}}})}},
                std::to_string(values.size()) + " seeds" +
-                   (weighted ? " (counted unweighted: the estimates above weight each seed by its likelihood ratio)"
+                   (weighted ? " (counted unweighted: the estimates above weight each seed by its "
+                               "likelihood ratio)"
                              : ""),
                760, 240);
   }
@@ -106,7 +118,9 @@ void stories_section(sim::HtmlPage& page, const std::vector<SeedStory>& stories)
     return;
   }
   for (const auto& s : stories) {
-    page.heading("most " + s.metric + ": seed " + std::to_string(s.seed) + " (" + format_number(s.value) + ")", 3);
+    page.heading("most " + s.metric + ": seed " + std::to_string(s.seed) + " (" +
+                     format_number(s.value) + ")",
+                 3);
     page.paragraph("Replay: " + s.command);
     if (!s.unavailable.empty()) {
       page.paragraph(s.unavailable, "note");
@@ -117,7 +131,8 @@ void stories_section(sim::HtmlPage& page, const std::vector<SeedStory>& stories)
     text += "\n" + s.story.outcome + "\n";
     for (const auto& g : s.story.groups) text += "  " + g + "\n";
     if (s.story.hidden_groups > 0) {
-      text += "  ... and " + std::to_string(s.story.hidden_groups) + " more groups (pipesim explain --format json)\n";
+      text += "  ... and " + std::to_string(s.story.hidden_groups) +
+              " more groups (pipesim explain --format json)\n";
     }
     page.preformatted(text);
   }
@@ -134,12 +149,14 @@ void metric_rows(const Json& node, std::vector<std::string>& path, sim::HtmlTabl
       return json_pointer(p);
     };
     const auto num = [&](const char* field) { return format_number(node.at(field).get<double>()); };
-    t.rows.push_back({{name, "", "text"},
-                      {num("mean"), at("mean")},
-                      {interval_text(node.at("ci95").at(0).get<double>(), node.at("ci95").at(1).get<double>()), at("ci95")},
-                      {num("p50"), at("p50")},
-                      {num("p95"), at("p95")},
-                      {num("p99"), at("p99")}});
+    t.rows.push_back(
+        {{name, "", "text"},
+         {num("mean"), at("mean")},
+         {interval_text(node.at("ci95").at(0).get<double>(), node.at("ci95").at(1).get<double>()),
+          at("ci95")},
+         {num("p50"), at("p50")},
+         {num("p95"), at("p95")},
+         {num("p99"), at("p99")}});
     return;
   }
   for (const auto& [key, child] : node.items()) {
@@ -152,22 +169,25 @@ void metric_rows(const Json& node, std::vector<std::string>& path, sim::HtmlTabl
 
 }  // namespace
 
-sim::HtmlPage run_page(const Json& result, const std::string& name, const std::vector<SeedStory>& stories) {
+sim::HtmlPage run_page(const Json& result, const std::string& name,
+                       const std::vector<SeedStory>& stories) {
   sim::HtmlPage page("pipesim run: " + name);
   const std::uint64_t first = result.at("seeds").at("first").get<std::uint64_t>();
   const std::uint64_t count = result.at("seeds").at("count").get<std::uint64_t>();
   page.paragraph("pipesim " + result.value("pipesim_version", std::string("?")) + "  config " +
-                     result.value("config_digest", std::string("?")) + "  seeds " + std::to_string(first) + ".." +
-                     std::to_string(first + count - 1) + " (" + std::to_string(count) + " runs)  " +
+                     result.value("config_digest", std::string("?")) + "  seeds " +
+                     std::to_string(first) + ".." + std::to_string(first + count - 1) + " (" +
+                     std::to_string(count) + " runs)  " +
                      result.value("duration", std::string("?")) + " simulated + " +
                      result.value("drain", std::string("?")) + " drain",
                  "meta");
   if (result.contains("importance")) {
     const Json& imp = result.at("importance");
-    page.paragraph("Importance sampling: faults drawn at " + imp.value("tilt", std::string()) +
-                       " x their rates; each seed weighted by its likelihood ratio (effective sample size " +
-                       format_number(imp.value("effective_sample_size", 0.0)) + ").",
-                   "note");
+    page.paragraph(
+        "Importance sampling: faults drawn at " + imp.value("tilt", std::string()) +
+            " x their rates; each seed weighted by its likelihood ratio (effective sample size " +
+            format_number(imp.value("effective_sample_size", 0.0)) + ").",
+        "note");
   }
   headline_section(page, result.at("estimates"));
   distribution_section(page, result);
@@ -180,11 +200,14 @@ sim::HtmlPage run_page(const Json& result, const std::string& name, const std::v
   page.table(t);
   page.close_details();
   page.heading("Reproduce");
-  const std::string seeds = count == 1 ? "--seed " + std::to_string(first) : "--seeds " + std::to_string(count);
+  const std::string seeds =
+      count == 1 ? "--seed " + std::to_string(first) : "--seeds " + std::to_string(count);
   std::string tilt;
-  if (result.contains("importance")) tilt = " --importance " + result.at("importance").value("tilt", std::string());
+  if (result.contains("importance"))
+    tilt = " --importance " + result.at("importance").value("tilt", std::string());
   page.paragraph("Save the effective config below as config.json (it holds every default), then:");
-  page.preformatted("pipesim run config.json " + seeds + tilt + " --per-seed --format json --out run.json\n" +
+  page.preformatted("pipesim run config.json " + seeds + tilt +
+                    " --per-seed --format json --out run.json\n" +
                     "pipesim report run.json --out report.html\n");
   if (result.contains("ignored") && !result.at("ignored").empty()) {
     std::string keys;

@@ -59,8 +59,13 @@ void key_charts(sim::HtmlPage& page, const Json& grid, const Json& points, const
         lo_src.push_back(json_pointer({"points", i, "metrics", metric, "ci95", "0"}));
         hi_src.push_back(json_pointer({"points", i, "metrics", metric, "ci95", "1"}));
       }
-      datasets.push_back({{"name", s}, {"values", values}, {"lo", lo}, {"hi", hi}, {"src", src},
-                          {"lo_src", lo_src}, {"hi_src", hi_src}});
+      datasets.push_back({{"name", s},
+                          {"values", values},
+                          {"lo", lo},
+                          {"hi", hi},
+                          {"src", src},
+                          {"lo_src", lo_src},
+                          {"hi_src", hi_src}});
     }
     page.chart({{"kind", "lines"},
                 {"title", metric + " per run over " + key},
@@ -69,7 +74,8 @@ void key_charts(sim::HtmlPage& page, const Json& grid, const Json& points, const
                 {"labels", labels},
                 {"datasets", datasets}},
                std::string("lines: the mean over the seeds; bands: its 95% confidence interval") +
-                   (capped ? "; the first " + std::to_string(kMaxSeries) + " combinations of the other keys shown"
+                   (capped ? "; the first " + std::to_string(kMaxSeries) +
+                                 " combinations of the other keys shown"
                            : ""));
   }
 }
@@ -82,10 +88,11 @@ sim::HtmlPage sweep_page(const Json& result, const std::string& name) {
   const Json& grid = manifest.at("grid");
   sim::HtmlPage page("pipesim sweep: " + name);
   const std::uint64_t count = manifest.at("seeds").at("count").get<std::uint64_t>();
-  page.paragraph("pipesim " + manifest.value("pipesim_version", std::string("?")) + "  base config " +
-                     manifest.value("base_config_digest", std::string()) + "  " + std::to_string(points.size()) +
-                     " of " + std::to_string(manifest.value("points", 0)) + " points  " + std::to_string(count) +
-                     " seeds each",
+  page.paragraph("pipesim " + manifest.value("pipesim_version", std::string("?")) +
+                     "  base config " + manifest.value("base_config_digest", std::string()) + "  " +
+                     std::to_string(points.size()) + " of " +
+                     std::to_string(manifest.value("points", 0)) + " points  " +
+                     std::to_string(count) + " seeds each",
                  "meta");
   page.heading("The grid");
   sim::HtmlTable g{{"key", "values"}, {}};
@@ -110,9 +117,11 @@ sim::HtmlPage sweep_page(const Json& result, const std::string& name) {
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Json& p = points.at(i);
-    std::vector<sim::HtmlCell> row{{format_number(p.at("point").get<double>()), json_pointer({"points", std::to_string(i), "point"})}};
+    std::vector<sim::HtmlCell> row{{format_number(p.at("point").get<double>()),
+                                    json_pointer({"points", std::to_string(i), "point"})}};
     for (const auto& [key, values] : grid.items()) {
-      row.push_back({p.at("params").contains(key) ? value_text(p.at("params").at(key)) : "", "", "text"});
+      row.push_back(
+          {p.at("params").contains(key) ? value_text(p.at("params").at(key)) : "", "", "text"});
     }
     for (const auto& m : metrics) {
       const Json* s = point_metric(p, m);
@@ -123,8 +132,9 @@ sim::HtmlPage sweep_page(const Json& result, const std::string& name) {
       }
       row.push_back({format_number((*s).at("mean").get<double>()),
                      json_pointer({"points", std::to_string(i), "metrics", m, "mean"})});
-      row.push_back({interval_text((*s).at("ci95").at(0).get<double>(), (*s).at("ci95").at(1).get<double>()),
-                     json_pointer({"points", std::to_string(i), "metrics", m, "ci95"})});
+      row.push_back(
+          {interval_text((*s).at("ci95").at(0).get<double>(), (*s).at("ci95").at(1).get<double>()),
+           json_pointer({"points", std::to_string(i), "metrics", m, "ci95"})});
     }
     t.rows.push_back(std::move(row));
   }

@@ -12,6 +12,7 @@ std::vector<double> histogram_edges(const std::vector<double>& values);
 
 // How many values fall in each bin [edge i, edge i+1); the last bin is closed
 // (it holds the largest value).
-std::vector<double> histogram_counts(const std::vector<double>& values, const std::vector<double>& edges);
+std::vector<double> histogram_counts(const std::vector<double>& values,
+                                     const std::vector<double>& edges);
 
 }  // namespace pipesim::sim

@@ -9,12 +9,23 @@ std::string escape_html(const std::string& text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -71,7 +82,8 @@ void HtmlPage::heading(const std::string& text, int level) {
   if (level == 2) {
     std::string anchor = anchor_of(text);
     for (int n = 2; [&] {
-           for (const auto& c : contents_) if (c.first == anchor) return true;
+           for (const auto& c : contents_)
+             if (c.first == anchor) return true;
            return false;
          }();
          ++n) {
@@ -106,7 +118,9 @@ void HtmlPage::table(const HtmlTable& table) {
   body_ += "</tbody>\n</table>\n";
 }
 
-void HtmlPage::preformatted(const std::string& text) { body_ += "<pre>" + escape_html(text) + "</pre>\n"; }
+void HtmlPage::preformatted(const std::string& text) {
+  body_ += "<pre>" + escape_html(text) + "</pre>\n";
+}
 
 void HtmlPage::open_details(const std::string& summary) {
   body_ += "<details><summary>" + escape_html(summary) + "</summary>\n";
@@ -117,8 +131,8 @@ void HtmlPage::close_details() { body_ += "</details>\n"; }
 void HtmlPage::chart(nlohmann::json spec, const std::string& caption, int width, int height) {
   const std::string id = "chart-" + std::to_string(charts_.size());
   spec["id"] = id;
-  body_ += "<figure class=\"chart\"><canvas id=\"" + id + "\" class=\"chart\" width=\"" + std::to_string(width) +
-           "\" height=\"" + std::to_string(height) + "\" data-kind=\"" +
+  body_ += "<figure class=\"chart\"><canvas id=\"" + id + "\" class=\"chart\" width=\"" +
+           std::to_string(width) + "\" height=\"" + std::to_string(height) + "\" data-kind=\"" +
            escape_html(spec.value("kind", std::string())) + "\"></canvas>";
   if (!caption.empty()) body_ += "<figcaption>" + escape_html(caption) + "</figcaption>";
   body_ += "</figure>\n";
@@ -133,14 +147,16 @@ std::string HtmlPage::render() const {
   page += "</style>\n</head>\n<body>\n<header><h1>" + escape_html(title_) + "</h1>\n";
   if (!contents_.empty()) {
     page += "<nav>";
-    for (const auto& [anchor, text] : contents_) page += "<a href=\"#" + anchor + "\">" + escape_html(text) + "</a>";
+    for (const auto& [anchor, text] : contents_)
+      page += "<a href=\"#" + anchor + "\">" + escape_html(text) + "</a>";
     page += "</nav>\n";
   }
   page += "</header>\n<main>\n" + body_ + "</main>\n";
   // error_handler_t::replace: a result's strings are UTF-8 already; a stray
   // byte must not abort the page.
   page += "<script type=\"application/json\" id=\"pipesim-charts\">" +
-          script_safe(charts_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script>\n";
+          script_safe(charts_.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+          "</script>\n";
   // The scripts hold no "</script" (cmake/embed_report_assets.cmake checks).
   page += "<script>\n" + std::string(report_asset("chart.js")) + "\n</script>\n";
   page += "<script>\n" + std::string(report_asset("report.js")) + "</script>\n";

@@ -15,7 +15,8 @@
 namespace pipesim::sim {
 
 struct HtmlCell {
-  HtmlCell(std::string text_, std::string source_ = "", std::string css_ = "")  // NOLINT: {text, ...} reads well
+  HtmlCell(std::string text_, std::string source_ = "",
+           std::string css_ = "")  // NOLINT: {text, ...} reads well
       : text(std::move(text_)), source(std::move(source_)), css(std::move(css_)) {}
   std::string text;
   std::string source;  // JSON pointer into the result ("/estimates/x/value"), or empty
@@ -31,7 +32,8 @@ class HtmlPage {
  public:
   explicit HtmlPage(std::string title);
 
-  void heading(const std::string& text, int level = 2);  // level 2 headings also go into the page's contents
+  void heading(const std::string& text,
+               int level = 2);  // level 2 headings also go into the page's contents
   void paragraph(const std::string& text, const std::string& css = "");
   void table(const HtmlTable& table);
   void preformatted(const std::string& text);
@@ -39,7 +41,8 @@ class HtmlPage {
   void close_details();
   // A chart: `spec` is what report.js draws ("kind", "labels", "datasets", ...);
   // the page gives it an id. `caption` goes under it.
-  void chart(nlohmann::json spec, const std::string& caption = "", int width = 760, int height = 300);
+  void chart(nlohmann::json spec, const std::string& caption = "", int width = 760,
+             int height = 300);
 
   // The whole document.
   std::string render() const;
