@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/sink/decide_cases.h"
-#include "sim/cli/commands.h"
+#include "cli/commands.h"
 
 namespace pipesim::cli {
 namespace {

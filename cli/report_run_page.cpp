@@ -3,7 +3,7 @@
 // distribution of the main metrics, the worst seeds' stories, every metric,
 // the effective config and how to reproduce the result.
 #include "models/pipeline/headline.h"
-#include "sim/cli/report_pages.h"
+#include "cli/report_pages.h"
 #include "sim/experiment/histogram_bins.h"
 #include "sim/report/summary.h"
 

@@ -1,8 +1,8 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/cli/commands.h"
-#include "sim/cli/config_input.h"
+#include "cli/commands.h"
+#include "cli/config_input.h"
 
 namespace pipesim::cli {
 

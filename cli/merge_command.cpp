@@ -4,7 +4,7 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/cli/commands.h"
+#include "cli/commands.h"
 #include "sim/report/sweep_directory.h"
 
 namespace pipesim::cli {

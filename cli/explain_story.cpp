@@ -1,4 +1,4 @@
-#include "sim/cli/explain_story.h"
+#include "cli/explain_story.h"
 
 #include "sim/report/story_lines.h"
 #include "sim/report/summary.h"

@@ -8,9 +8,9 @@
 
 #include "models/pipeline/estimates.h"
 #include "models/pipeline/fault_timeline.h"
-#include "sim/cli/commands.h"
-#include "sim/cli/config_input.h"
-#include "sim/cli/simulate.h"
+#include "cli/commands.h"
+#include "cli/config_input.h"
+#include "cli/simulate.h"
 #include "sim/config/duration.h"
 #include "sim/experiment/importance.h"
 #include "sim/experiment/statistics.h"

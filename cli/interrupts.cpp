@@ -1,4 +1,4 @@
-#include "sim/cli/interrupts.h"
+#include "cli/interrupts.h"
 
 #include <csignal>
 #include <iostream>

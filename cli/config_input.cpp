@@ -1,4 +1,4 @@
-#include "sim/cli/config_input.h"
+#include "cli/config_input.h"
 
 namespace pipesim::cli {
 

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <string>
 
-#include "sim/cli/commands.h"
-#include "sim/cli/interrupts.h"
+#include "cli/commands.h"
+#include "cli/interrupts.h"
 #include "sim/engine/interrupt.h"
 
 int main(int argc, char** argv) {

@@ -3,7 +3,7 @@
 // combination of the other keys), and every point's numbers.
 #include <map>
 
-#include "sim/cli/report_pages.h"
+#include "cli/report_pages.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {

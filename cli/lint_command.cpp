@@ -7,8 +7,8 @@
 
 #include "models/pipeline/lint.h"
 #include "models/pipeline/lint_effects.h"
-#include "sim/cli/commands.h"
-#include "sim/cli/config_input.h"
+#include "cli/commands.h"
+#include "cli/config_input.h"
 
 namespace pipesim::cli {
 namespace {

@@ -1,5 +1,5 @@
 // pipesim report of a comparison, a check and a sweep, and what the pages share.
-#include "sim/cli/report_pages.h"
+#include "cli/report_pages.h"
 
 #include <algorithm>
 #include <map>

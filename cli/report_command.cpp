@@ -10,9 +10,9 @@
 
 #include "models/pipeline/config.h"
 #include "models/pipeline/fault_timeline.h"
-#include "sim/cli/commands.h"
-#include "sim/cli/report_pages.h"
-#include "sim/cli/simulate.h"
+#include "cli/commands.h"
+#include "cli/report_pages.h"
+#include "cli/simulate.h"
 #include "sim/config/options.h"
 #include "sim/engine/interrupt.h"
 #include "sim/experiment/importance.h"

@@ -1,4 +1,4 @@
-#include "sim/cli/simulate.h"
+#include "cli/simulate.h"
 
 #include <iostream>
 #include <memory>

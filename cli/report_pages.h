@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/explain_story.h"
+#include "cli/explain_story.h"
 #include "sim/report/html_page.h"
 
 namespace pipesim::cli {

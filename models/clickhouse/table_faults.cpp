@@ -1,0 +1,255 @@
+// ReplicatedTable under faults: stalls, replica crashes, Keeper session loss
+// and expiry (read-only replicas), Keeper elections, and the cleanup threads
+// that trim the dedup window.
+#include "models/clickhouse/table.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/clickhouse/table_detail.h"
+#include "sim/engine/invariant.h"
+
+namespace pipesim::clickhouse {
+
+using namespace table_detail;  // the table's event types and slot packing
+
+void ReplicatedTable::stall(sim::Time until, double server_commits, int replica) {
+  if (replica >= 0) {
+    replicas_[static_cast<std::size_t>(replica)].stall_until = until;
+    replicas_[static_cast<std::size_t>(replica)].stall_server_commits = server_commits;
+    return;
+  }
+  stall_until_ = until;
+  stall_server_commits_ = server_commits;
+}
+
+void ReplicatedTable::crash_replica(int replica, sim::Time until, bool hang) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  if (rep.down) return;
+  rep.down = true;
+  rep.hang = hang;
+  rep.crashed_at = now;
+  rep.up_at = until;
+  rep.read_only = false;  // the restarted server opens a new session
+  rep.read_only_until = sim::Time::max();
+  ++rep.epoch;
+  stop_cleanup(replica);
+  sim_.schedule(until, id_, kReplicaUp, pack(static_cast<std::uint32_t>(replica), rep.epoch));
+  for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
+    Insert& s = pending_[slot];
+    if (!s.in_use || s.replica != replica || s.orphan) continue;
+    const QueryStatus seen = hang ? QueryStatus::CLIENT_TIMEOUT : QueryStatus::NETWORK_ERROR;
+    const sim::Time seen_at = hang ? std::max(s.deadline, now) : now + kNetworkRoundTrip;
+    if (s.phase == Phase::KEEPER && now >= s.commit_sent_at && now >= s.keeper_start &&
+        now < s.commit_at) {
+      // The commit multi is on its way: Keeper applies it all the same (the
+      // part was renamed on disk before the multi, so it is there after restart).
+      s.orphan = true;
+      reply(s, seen_at, seen);
+      continue;
+    }
+    reply(s, seen_at, seen);
+    if (!s.committed) ++counters_.not_committed;
+    release(slot);
+  }
+  replan_quorums_after(replica, until);
+}
+
+void ReplicatedTable::lose_session(int replica, sim::Time until) {
+  session_expired(replica, until);
+}
+
+void ReplicatedTable::session_expired(int replica, sim::Time until) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  if (rep.down) return;
+  ++counters_.session_losses;
+  rep.read_only = true;
+  rep.read_only_until = until;
+  ++rep.epoch;
+  stop_cleanup(replica);  // ZSESSIONEXPIRED: the cleanup thread stops until the restart
+  if (until != sim::Time::max()) {
+    sim_.schedule(std::max(until, now), id_, kSessionBack,
+                  pack(static_cast<std::uint32_t>(replica), rep.epoch));
+  } else {
+    sim_.schedule_in(sim::Time::seconds(options_.zookeeper_session_expiration_check_period), id_,
+                     kSessionCheck, pack(static_cast<std::uint32_t>(replica), rep.epoch));
+  }
+  for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
+    Insert& s = pending_[slot];
+    if (!s.in_use || s.replica != replica || s.orphan) continue;
+    if (s.phase == Phase::KEEPER) {
+      ++s.version;
+      if (now < s.keeper_start) {
+        s.phase = Phase::RETRY;
+        schedule_slot(slot, s.keeper_start, kAttempt);  // it will find the table read-only
+        continue;
+      }
+      // A request of an expired session is not applied, but the server
+      // cannot know whether a commit multi in flight got through.
+      if (now >= s.commit_sent_at) s.commit_unknown = true;
+      fail_attempt(slot, now, QueryStatus::TABLE_IS_READ_ONLY);
+    } else if (s.phase == Phase::QUORUM) {
+      // The wait for the quorum loses its watch: the status is unknown (the part is committed).
+      ++s.version;
+      complete(slot, QueryStatus::UNKNOWN_STATUS_OF_INSERT);
+    }
+  }
+  replan_quorums_after(replica, until);
+}
+
+void ReplicatedTable::session_back(int replica) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  rep.read_only = false;
+  rep.read_only_until = sim::Time::max();
+  start_cleanup(replica, sim_.now());  // the restarting thread starts it again: it runs at once
+}
+
+void ReplicatedTable::replan_quorums_after(int replica, sim::Time available_again) {
+  if (quorum_ == 0) return;
+  const sim::Time now = sim_.now();
+  for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
+    Insert& s = pending_[slot];
+    if (!s.in_use || s.phase != Phase::QUORUM || s.replica == replica) continue;
+    sim::Time& at = s.fetched_at[static_cast<std::size_t>(replica)];
+    if (at <= now) continue;  // it has the part already
+    at = available_again == sim::Time::max()
+             ? sim::Time::max()
+             : available_again +
+                   keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
+                   options_.replication_fetch_latency;
+    ++s.version;
+    plan_quorum(slot);
+  }
+}
+
+void ReplicatedTable::keeper_election(sim::Time until, double commit_applied) {
+  const sim::Time now = sim_.now();
+  keeper_.set_unavailable(now, until);
+  ++election_;
+  if (until - now > keeper_.options().session_timeout) {
+    sim_.schedule(now + keeper_.options().session_timeout, id_, kSessionsExpire,
+                  pack(0, election_));
+  }
+  for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
+    Insert& s = pending_[slot];
+    if (!s.in_use) continue;
+    if (s.phase == Phase::QUORUM) {
+      // The fetching replicas' Keeper requests wait for the new leader too.
+      bool moved = false;
+      for (std::size_t j = 0; j < s.fetched_at.size(); ++j) {
+        if (static_cast<int>(j) == s.replica || s.fetched_at[j] <= now ||
+            s.fetched_at[j] == sim::Time::max())
+          continue;
+        s.fetched_at[j] = s.fetched_at[j] + (until - now);
+        moved = true;
+      }
+      if (moved) {
+        ++s.version;
+        plan_quorum(slot);
+      }
+      continue;
+    }
+    if (s.phase != Phase::KEEPER || now >= s.commit_at) continue;
+    if (now < s.keeper_start) {
+      if (s.keeper_start < until) {
+        ++s.version;
+        s.phase = Phase::RETRY;
+        schedule_slot(slot, s.keeper_start, kAttempt);  // its first request will find no leader
+      }
+      continue;
+    }
+    ++s.version;
+    if (now >= s.commit_sent_at) {
+      // The commit multi reached the old leader: committed by the Raft quorum or not.
+      const bool applied = unknown_commit_stream_.bernoulli(commit_applied);
+      if (s.orphan) {
+        if (applied) apply_commit(s);
+        release(slot);
+        continue;
+      }
+      s.commit_unknown = true;
+      if (applied) apply_commit(s);
+    }
+    fail_attempt(slot, now, QueryStatus::KEEPER_EXCEPTION);
+  }
+}
+
+void ReplicatedTable::start_cleanup(int replica, sim::Time at) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  rep.cleanup_active = true;
+  ++rep.cleanup_version;
+  sim_.schedule(at, id_, kCleanup, pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+}
+
+void ReplicatedTable::stop_cleanup(int replica) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  rep.cleanup_active = false;
+  ++rep.cleanup_version;
+}
+
+void ReplicatedTable::run_cleanup(int replica) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  ++counters_.cleanup_runs;
+  double points = 0;
+  if (keeper_.available(now) && keeper_.expected_wait(now) <= keeper_.options().operation_timeout) {
+    // Every replica is a leader (multiple leaders since 20.x), so each one's
+    // thread runs clearOldLogs and clearOldBlocks; whichever comes first
+    // after new blocks does the removing.
+    const std::int64_t removed = window_.clear_old_blocks();
+    counters_.block_ids_removed += removed;
+    const std::int64_t logs = parts_since_log_clear_;
+    parts_since_log_clear_ = 0;
+    // getChildren(blocks), exists() of the blocks it has not cached yet, a
+    // remove per old block; exists(log), and when there is something to
+    // clear getChildren(replicas), 4 reads per replica, getChildren(log), a multi.
+    const auto r = static_cast<std::int64_t>(replicas_.size());
+    // The thread sends them one after another, each waiting for its answer.
+    keeper_.add_load(now, 2 + rep.blocks_since_run + removed + (logs > 0 ? 3 + 4 * r : 0),
+                     keeper::KeeperClient::CLEANUP);
+    // iterate(): points = (blocks / 2 + (log entries + outdated parts) / 1.3) / 3.
+    // Each inserted part makes ~1.3 log entries and ~1.3 outdated parts (its
+    // merges), so the log entries and outdated parts removed now, divided by
+    // 1.3, are the parts inserted since the log was last cleared and since
+    // this replica last ran (model: merges keep pace with inserts).
+    points = (static_cast<double>(removed) / 2.0 + static_cast<double>(logs) +
+              static_cast<double>(rep.parts_since_run)) /
+             3.0;
+  }
+  // Otherwise its Keeper requests fail: the iteration throws and counts 0 points.
+  rep.blocks_since_run = 0;
+  rep.parts_since_run = 0;
+  rep.last_run = now;
+  rep.has_run = true;
+  const sim::Time sleep = rep.schedule.after_iteration(points, rep.stream);
+  sim_.schedule(now + sleep, id_, kCleanup,
+                pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+}
+
+void ReplicatedTable::maybe_wake_cleanup() {
+  // ReplicatedMergeTreeCleanupThread::wakeupEarlierIfNeeded, called by the
+  // replica's background job scheduler: at most every cleanup_delay_period / 4,
+  // wake a thread that last ran at least cleanup_delay_period ago if 2 x the
+  // preferred batch of outdated parts waits.
+  const std::int64_t preferred = options_.cleanup_thread_preferred_points_per_iteration;
+  if (preferred == 0) return;
+  const sim::Time now = sim_.now();
+  const sim::Time period = sim::Time::seconds(options_.cleanup_delay_period);
+  const sim::Time check_every{period.us / 4};
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    Replica& rep = replicas_[r];
+    if (!rep.cleanup_active || !rep.has_run || rep.down || rep.read_only) continue;
+    if (now - rep.last_wakeup_check < check_every) continue;
+    rep.last_wakeup_check = now;
+    if (now - rep.last_run < period) continue;
+    if (static_cast<double>(rep.parts_since_run) * kPartsNumberAmplification <
+        2.0 * static_cast<double>(preferred)) {
+      continue;
+    }
+    start_cleanup(static_cast<int>(r), now);
+  }
+}
+
+}  // namespace pipesim::clickhouse

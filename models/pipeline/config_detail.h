@@ -1,0 +1,31 @@
+// What the files of the config reader share: config.cpp (sections, checks,
+// load_config), config_faults.cpp (the faults section), config_text.cpp (text,
+// JSON, --set).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/pipeline/config.h"
+#include "sim/engine/fault_schedule.h"
+
+namespace pipesim::pipeline::config_detail {
+
+// The config's sections, in the order they are written out.
+const std::vector<std::string>& section_names();
+
+// The window a fault kind gets when the config gives none (0: an instant).
+sim::Time default_window(const std::string& kind);
+
+// One entry of "faults" at `path` ("faults[3]"); ConfigError naming the key.
+sim::FaultSpec read_fault(const nlohmann::json& f, const std::string& path);
+// Each fault's target names a worker, task, broker or replica that exists.
+void check_targets(const Config& c);
+// A scheduled fault comes before run.duration.
+void check_fault_times(const Config& c);
+// A fault's partitions exist.
+void check_fault_partitions(const Config& c);
+
+}  // namespace pipesim::pipeline::config_detail
