@@ -22,7 +22,8 @@ KafkaCluster::KafkaCluster(sim::Simulation& sim, const KafkaOptions& options,
   for (std::int64_t p = 0; p < options.num_partitions; ++p) {
     Partition part(options.producer_id_expiration, options.producer_id_expiration_check_interval);
     for (std::size_t i = 0; i < rf; ++i) {
-      part.replicas.push_back(static_cast<int>((p + static_cast<std::int64_t>(i)) % options.brokers));
+      part.replicas.push_back(
+          static_cast<int>((p + static_cast<std::int64_t>(i)) % options.brokers));
     }
     part.in_isr.assign(rf, 1);
     part.stale_end.assign(rf, 0);
@@ -59,7 +60,8 @@ std::int64_t KafkaCluster::follower_end(const Partition& p, std::size_t index) c
   return logs_[index].log_end_offset();
 }
 
-std::int64_t KafkaCluster::replica_end(const Partition& p, std::size_t index, std::size_t slot) const {
+std::int64_t KafkaCluster::replica_end(const Partition& p, std::size_t index,
+                                       std::size_t slot) const {
   const int b = p.replicas[slot];
   if (b == p.leader && alive(b)) return logs_[index].log_end_offset();
   if (following(p, b)) return follower_end(p, index);
@@ -82,7 +84,8 @@ bool KafkaCluster::isr_has_dead_member(const Partition& p) const {
   return false;
 }
 
-int KafkaCluster::choose_leader(const Partition& p, int exclude, bool allow_unclean, bool& unclean) const {
+int KafkaCluster::choose_leader(const Partition& p, int exclude, bool allow_unclean,
+                                bool& unclean) const {
   unclean = false;
   const auto usable = [&](std::size_t s) {
     const int b = p.replicas[s];
@@ -114,7 +117,8 @@ ledger::CopyCause KafkaCluster::retry_path(const ProduceBatch& batch, SequenceCh
   // producer (now, or earlier and the state was rebuilt by the retries
   // before this one), or the written attempt was truncated away with its
   // part of the state.
-  if (checked == SequenceCheck::APPEND_EXPIRED_PRODUCER || producers.expired_once(batch.producer_id)) {
+  if (checked == SequenceCheck::APPEND_EXPIRED_PRODUCER ||
+      producers.expired_once(batch.producer_id)) {
     return ledger::CopyCause::RETRY_PRODUCER_ID_EXPIRED;
   }
   return ledger::CopyCause::RETRY_AFTER_TRUNCATION;
@@ -159,7 +163,8 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
         } else if (isr_has_dead_member(p)) {
           r.replication = sim::Time::max();
         } else {
-          r.replication = std::max(sim::Time{}, duplicate_appended_at + replication_time(batch.partition) - at);
+          r.replication =
+              std::max(sim::Time{}, duplicate_appended_at + replication_time(batch.partition) - at);
         }
         return r;
       case SequenceCheck::OUT_OF_ORDER:
@@ -182,21 +187,23 @@ ProduceResult KafkaCluster::produce(int broker, const ProduceBatch& batch, sim::
   r.base_offset = log.append(batch.first_id, batch.records, cause, at);
   if (batch.producer_id >= 0) {
     p.producers.on_append(batch.producer_id, batch.epoch, batch.base_sequence,
-                          batch.base_sequence + batch.records - 1, r.base_offset, batch.created, at);
+                          batch.base_sequence + batch.records - 1, r.base_offset, batch.created,
+                          at);
   }
   counters_.appended_records += batch.records;
   if (isr_has_dead_member(p)) {
-    r.replication = sim::Time::max();  // the high watermark waits for the dead follower to leave the ISR
+    r.replication =
+        sim::Time::max();  // the high watermark waits for the dead follower to leave the ISR
   } else {
     r.replication = isr_size(p) > 1 ? options_.replication_latency : sim::Time{};
   }
   return r;
 }
 
-std::int64_t KafkaCluster::append_direct(int partition, std::int64_t first_id, std::int64_t count,
-                                        std::int64_t producer_id, int epoch,
-                                        std::int64_t base_sequence, sim::Time created, sim::Time at,
-                                        const std::function<sim::Time(std::int64_t)>& append_time) {
+std::int64_t KafkaCluster::append_direct(
+    int partition, std::int64_t first_id, std::int64_t count, std::int64_t producer_id, int epoch,
+    std::int64_t base_sequence, sim::Time created, sim::Time at,
+    const std::function<sim::Time(std::int64_t)>& append_time) {
   const auto index = static_cast<std::size_t>(partition);
   Partition& p = partitions_[index];
   PartitionLog& log = logs_[index];
@@ -204,9 +211,11 @@ std::int64_t KafkaCluster::append_direct(int partition, std::int64_t first_id, s
   const sim::Time half{options_.replication_latency.us / 2};
   while (!p.recent.empty() && p.recent.front().first + half <= at) p.recent.pop_front();
   p.recent.emplace_back(at, log.log_end_offset());
-  const std::int64_t base = log.append(first_id, count, ledger::CopyCause::ORIGINAL, at, &append_time);
+  const std::int64_t base =
+      log.append(first_id, count, ledger::CopyCause::ORIGINAL, at, &append_time);
   if (producer_id >= 0) {
-    p.producers.on_append(producer_id, epoch, base_sequence, base_sequence + count - 1, base, created, at);
+    p.producers.on_append(producer_id, epoch, base_sequence, base_sequence + count - 1, base,
+                          created, at);
   }
   counters_.appended_records += count;
   return base;
@@ -221,7 +230,8 @@ bool KafkaCluster::healthy() const {
     if (!alive_[b] || fenced_[b]) return false;
   }
   for (const auto& p : partitions_) {
-    if (p.leader < 0 || p.hung || p.stepped_down >= 0 || p.election_due != sim::Time::max()) return false;
+    if (p.leader < 0 || p.hung || p.stepped_down >= 0 || p.election_due != sim::Time::max())
+      return false;
     if (std::find(p.in_isr.begin(), p.in_isr.end(), 0) != p.in_isr.end()) return false;
   }
   return true;
@@ -245,7 +255,8 @@ void KafkaCluster::replicated(int partition, std::int64_t end_offset, std::uint3
   const auto index = static_cast<std::size_t>(partition);
   const Partition& p = partitions_[index];
   if (p.leader_epoch != leader_epoch || p.leader < 0 || !alive(p.leader)) return;
-  if (logs_[index].advance_high_watermark(end_offset) && listener_) listener_->records_visible(partition);
+  if (logs_[index].advance_high_watermark(end_offset) && listener_)
+    listener_->records_visible(partition);
 }
 
 void KafkaCluster::update_high_watermark(std::size_t index) {
@@ -255,7 +266,8 @@ void KafkaCluster::update_high_watermark(std::size_t index) {
   for (std::size_t s = 0; s < p.replicas.size(); ++s) {
     if (p.in_isr[s]) hw = std::min(hw, replica_end(p, index, s));
   }
-  if (logs_[index].advance_high_watermark(hw) && listener_) listener_->records_visible(static_cast<int>(index));
+  if (logs_[index].advance_high_watermark(hw) && listener_)
+    listener_->records_visible(static_cast<int>(index));
 }
 
 void KafkaCluster::elect(std::size_t index, int slot, bool unclean) {
@@ -264,7 +276,8 @@ void KafkaCluster::elect(std::size_t index, int slot, bool unclean) {
   const int old = p.leader;
   const int chosen = p.replicas[static_cast<std::size_t>(slot)];
   freeze_ends(index);
-  if (old >= 0 && old != chosen && alive(old) && listener_) listener_->leadership_moved(static_cast<int>(index), old);
+  if (old >= 0 && old != chosen && alive(old) && listener_)
+    listener_->leadership_moved(static_cast<int>(index), old);
   const std::int64_t new_end = p.stale_end[static_cast<std::size_t>(slot)];
   if (new_end < log.log_end_offset()) {
     // The new leader lacks the tail: every replica truncates to its end.
@@ -308,128 +321,13 @@ void KafkaCluster::elect(std::size_t index, int slot, bool unclean) {
 // waits for the preferred-leader election): declared, it matters only for
 // a second crash within leader.imbalance.check.interval.seconds.
 bool KafkaCluster::group_coordinator_available(int offsets_partition) const {
-  const std::int64_t replicas = std::min(options_.offsets_topic_replication_factor, options_.brokers);
+  const std::int64_t replicas =
+      std::min(options_.offsets_topic_replication_factor, options_.brokers);
   for (std::int64_t r = 0; r < replicas; ++r) {
     const auto b = static_cast<std::size_t>((offsets_partition + r) % options_.brokers);
     if (!fenced_[b]) return alive_[b];
   }
   return false;  // every replica fenced: the partition is offline
-}
-
-void KafkaCluster::crash_broker(int broker, sim::Time down_for) {
-  const auto b = static_cast<std::size_t>(broker);
-  if (!alive_[b]) return;  // already down: the running outage goes on
-  if (listener_) listener_->before_change();
-  for (std::size_t i = 0; i < partitions_.size(); ++i) {
-    if (slot_of(partitions_[i], broker) < partitions_[i].replicas.size()) freeze_ends(i);
-  }
-  alive_[b] = false;
-  if (listener_) listener_->broker_died(broker);
-  const sim::Time now = sim_.now();
-  // The controller fences the silent broker after broker.session.timeout.ms;
-  // a leader drops a silent follower from its ISR after replica.lag.time.max.ms.
-  // A broker back sooner registers again: its old incarnation is fenced then.
-  const sim::Time fence_in = std::min(options_.broker_session_timeout, down_for);
-  const sim::Time shrink_in = std::min(fence_in, options_.replica_lag_time_max);
-  if (shrink_in < fence_in) {
-    shrink_due_[b] = now + shrink_in;
-    sim_.schedule(shrink_due_[b], id_, kIsrShrink, static_cast<std::uint32_t>(broker));
-  }
-  fence_due_[b] = now + fence_in;
-  sim_.schedule(fence_due_[b], id_, kFence, static_cast<std::uint32_t>(broker));
-  restart_due_[b] = now + down_for;
-  sim_.schedule(restart_due_[b], id_, kRestart, static_cast<std::uint32_t>(broker));
-  if (listener_) listener_->change_planned(std::min(fence_due_[b], shrink_due_[b]));
-}
-
-void KafkaCluster::shrink_isr(int broker) {
-  for (std::size_t i = 0; i < partitions_.size(); ++i) {
-    Partition& p = partitions_[i];
-    const std::size_t s = slot_of(p, broker);
-    if (s >= p.replicas.size() || !p.in_isr[s] || p.leader == broker || isr_size(p) <= 1) continue;
-    p.in_isr[s] = 0;
-    if (listener_) listener_->isr_shrunk(static_cast<int>(i));
-    update_high_watermark(i);
-  }
-}
-
-void KafkaCluster::fence(int broker) {
-  if (listener_) listener_->before_change();
-  fenced_[static_cast<std::size_t>(broker)] = true;
-  shrink_isr(broker);
-  for (std::size_t i = 0; i < partitions_.size(); ++i) {
-    Partition& p = partitions_[i];
-    const std::size_t s = slot_of(p, broker);
-    if (s >= p.replicas.size() || p.leader != broker) continue;
-    // KRaft handleBrokerFenced: out of the ISR (unless it is the last member)
-    // and a new leader, or none.
-    if (p.in_isr[s] && isr_size(p) > 1) p.in_isr[s] = 0;
-    bool unclean = false;
-    const int slot = choose_leader(p, broker, options_.unclean_leader_election_enable, unclean);
-    if (slot >= 0) {
-      elect(i, slot, unclean);
-    } else {
-      freeze_ends(i);
-      p.leader = -1;
-      ++p.leader_epoch;
-    }
-  }
-}
-
-void KafkaCluster::restart(int broker) {
-  if (listener_) listener_->before_change();
-  alive_[static_cast<std::size_t>(broker)] = true;
-  fenced_[static_cast<std::size_t>(broker)] = false;
-  for (std::size_t i = 0; i < partitions_.size(); ++i) {
-    Partition& p = partitions_[i];
-    const std::size_t s = slot_of(p, broker);
-    if (s >= p.replicas.size()) continue;
-    if (p.leader >= 0) {
-      // It truncates to the leader's log, catches up (model: at once) and
-      // rejoins the ISR.
-      p.in_isr[s] = 1;
-      p.stale_end[s] = logs_[i].log_end_offset();
-      continue;
-    }
-    if (p.stepped_down >= 0 || p.hung) continue;  // an election window is running
-    bool unclean = false;
-    const int slot = choose_leader(p, -1, options_.unclean_leader_election_enable, unclean);
-    if (slot >= 0) elect(i, slot, unclean);
-  }
-  schedule_balance();
-}
-
-void KafkaCluster::change_leader(int partition, bool controlled, sim::Time window) {
-  const auto index = static_cast<std::size_t>(partition);
-  Partition& p = partitions_[index];
-  if (p.leader < 0 || !alive(p.leader) || p.stepped_down >= 0 || p.hung) return;  // nothing to move
-  if (listener_) listener_->before_change();
-  const int old = p.leader;
-  if (!controlled) {
-    // The leader stops answering produce requests for the partition; the
-    // controller moves it after the window (a fenced-like leader).
-    p.hung = true;
-    p.stepped_down = old;
-    p.election_due = sim_.now() + (window.us > 0 ? window : options_.broker_session_timeout);
-    sim_.schedule(p.election_due, id_, kElection, static_cast<std::uint32_t>(partition));
-    if (listener_) listener_->change_planned(p.election_due);
-    return;
-  }
-  bool unclean = false;
-  const int slot = choose_leader(p, old, false, unclean);
-  if (window.us == 0) {
-    if (slot >= 0) elect(index, slot, false);
-    return;
-  }
-  // The leader gives the partition up now; the new one leads after the window.
-  freeze_ends(index);
-  p.leader = -1;
-  ++p.leader_epoch;
-  p.stepped_down = old;
-  if (listener_) listener_->leadership_moved(partition, old);
-  p.election_due = sim_.now() + window;
-  sim_.schedule(p.election_due, id_, kElection, static_cast<std::uint32_t>(partition));
-  if (listener_) listener_->change_planned(p.election_due);
 }
 
 void KafkaCluster::retention_check() {
@@ -451,9 +349,9 @@ void KafkaCluster::retention_check() {
 
 void KafkaCluster::schedule_balance() {
   if (!options_.auto_leader_rebalance_enable || balance_scheduled_) return;
-  const bool imbalanced = std::any_of(partitions_.begin(), partitions_.end(), [](const Partition& p) {
-    return p.leader >= 0 && p.leader != p.replicas[0];
-  });
+  const bool imbalanced =
+      std::any_of(partitions_.begin(), partitions_.end(),
+                  [](const Partition& p) { return p.leader >= 0 && p.leader != p.replicas[0]; });
   if (!imbalanced) return;
   balance_scheduled_ = true;
   balance_due_ = sim_.now() + sim::Time::seconds(options_.leader_imbalance_check_interval_seconds);
@@ -471,7 +369,9 @@ void KafkaCluster::balance_leaders() {
     Partition& p = partitions_[i];
     const int preferred = p.replicas[0];
     if (p.leader < 0 || p.leader == preferred || p.hung || p.stepped_down >= 0) continue;
-    if (!alive(p.leader) || !alive(preferred) || fenced_[static_cast<std::size_t>(preferred)] || !p.in_isr[0]) continue;
+    if (!alive(p.leader) || !alive(preferred) || fenced_[static_cast<std::size_t>(preferred)] ||
+        !p.in_isr[0])
+      continue;
     elect(i, 0, false);
   }
   schedule_balance();

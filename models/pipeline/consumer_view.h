@@ -3,16 +3,38 @@
 // direct feed written as far as it is due whenever a consumer looks.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "models/broker/kafka_cluster.h"
 #include "models/broker/partition_log.h"
 #include "models/connect/consumer_group.h"
 #include "models/connect/fetcher.h"
+#include "models/pipeline/config.h"
 #include "models/producer/direct_feed.h"
 #include "sim/engine/simulation.h"
 
 namespace pipesim::pipeline {
+
+// The sink tasks' consumers' fetch settings from the config, in records.
+inline connect::FetchSettings fetch_settings(const Config& c) {
+  // Bytes on the wire per record: the value and ~18 bytes of framing
+  // (DefaultRecord); the batch headers are left out.
+  const std::int64_t size = c.workload.record_bytes + 18;
+  connect::FetchSettings f;
+  f.latency = c.connect.fetch_latency;
+  f.max_wait = c.connect.fetch_max_wait;
+  f.min_records = (c.connect.fetch_min_bytes + size - 1) / size;
+  if (f.min_records == 0) {
+    // fetch.min.bytes=0: the broker answers at once, empty or not, just
+    // as with fetch.max.wait.ms=0.
+    f.min_records = 1;
+    f.max_wait = sim::Time{0};
+  }
+  f.max_partition_records = std::max<std::int64_t>(1, c.connect.max_partition_fetch_bytes / size);
+  f.max_response_records = std::max<std::int64_t>(1, c.connect.fetch_max_bytes / size);
+  return f;
+}
 
 class ConsumerView final : public connect::LogView, public connect::GroupCoordinator {
  public:

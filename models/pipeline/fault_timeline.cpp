@@ -17,6 +17,24 @@ std::vector<std::string> fault_targets(const Config& config, const std::string& 
   return t;
 }
 
+int fault_target_index(const std::string& target) {
+  const auto dash = target.rfind('-');
+  return dash == std::string::npos ? 0 : std::stoi(target.substr(dash + 1));
+}
+
+std::vector<int> fault_partitions(const nlohmann::json& params, int partitions) {
+  std::vector<int> out;
+  const auto it = params.find("partitions");
+  if (it == params.end() || *it == "all") {
+    for (int p = 0; p < partitions; ++p) out.push_back(p);
+  } else if (it->is_array()) {
+    for (const auto& p : *it) out.push_back(p.get<int>());
+  } else {
+    out.push_back(it->get<int>());
+  }
+  return out;
+}
+
 std::vector<sim::FaultOccurrence> fault_schedule(const Config& config, std::uint64_t seed) {
   return sim::build_fault_schedule(
       config.faults, seed, config.run.duration,

@@ -18,6 +18,12 @@ namespace pipesim::pipeline {
 // for kinds that act on the whole pipeline.
 std::vector<std::string> fault_targets(const Config& config, const std::string& kind);
 
+// The index a fault's target names: 3 for "replica-3" (0 when it names none).
+int fault_target_index(const std::string& target);
+
+// The partitions a fault's "partitions" parameter names ("all" when absent).
+std::vector<int> fault_partitions(const nlohmann::json& params, int partitions);
+
 // The faults of one seed, over [0, run.duration), in firing order.
 std::vector<sim::FaultOccurrence> fault_schedule(const Config& config, std::uint64_t seed);
 

@@ -31,27 +31,10 @@ namespace pipesim::pipeline {
 namespace {
 
 // The table's parts are sized by the workload's records.
-clickhouse::ClickHouseOptions with_row_bytes(clickhouse::ClickHouseOptions options, std::int64_t record_bytes) {
+clickhouse::ClickHouseOptions with_row_bytes(clickhouse::ClickHouseOptions options,
+                                             std::int64_t record_bytes) {
   options.row_bytes = record_bytes;
   return options;
-}
-
-int target_index(const std::string& target) {
-  const auto dash = target.rfind('-');
-  return dash == std::string::npos ? 0 : std::stoi(target.substr(dash + 1));
-}
-
-std::vector<int> fault_partitions(const nlohmann::json& params, int partitions) {
-  std::vector<int> out;
-  const auto it = params.find("partitions");
-  if (it == params.end() || *it == "all") {
-    for (int p = 0; p < partitions; ++p) out.push_back(p);
-  } else if (it->is_array()) {
-    for (const auto& p : *it) out.push_back(p.get<int>());
-  } else {
-    out.push_back(it->get<int>());
-  }
-  return out;
 }
 
 // Everything of one run; lives on the stack of run_scenario.
@@ -66,7 +49,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
               broker::PartitionLog(c.kafka.log_segment_bytes / c.workload.record_bytes)),
         ledger_(partitions_),
         keeper_(c.keeper, seed),
-        table_(sim_, with_row_bytes(c.clickhouse, c.workload.record_bytes), logs_, ledger_, keeper_, seed),
+        table_(sim_, with_row_bytes(c.clickhouse, c.workload.record_bytes), logs_, ledger_, keeper_,
+               seed),
         workload_(c.workload, partitions_, seed),
         deps_{&c.connector, &table_, &ledger_, &logs_, &sink_counters_},
         kafka_(sim_, c.kafka, logs_, ledger_),
@@ -84,13 +68,16 @@ class Run final : public sim::Component, public broker::ClusterListener {
                 c.connect.offset_flush_interval + sim::Time::seconds(2),
                 Regime::producer_capacity(
                     producer_.records_per_batch(), topology_.round_trip("producer", "broker-0"),
-                    (c.producer.acks == "all" || c.producer.acks == "-1") && c.kafka.replication_factor > 1
+                    (c.producer.acks == "all" || c.producer.acks == "-1") &&
+                            c.kafka.replication_factor > 1
                         ? c.kafka.replication_latency
                         : sim::Time{},
                     c.producer.max_in_flight_requests_per_connection, c.producer.acks == "0"),
-                seed, Regime::Parts{producer_, feed_, kafka_, cluster_, table_, keeper_, workload_}),
-        aggregate_(sim_, SinkAggregate::Parts{c, cluster_, table_, keeper_, ledger_, logs_, workload_,
-                                              feed_, kafka_, sink_counters_, fetch_settings(c)}),
+                seed,
+                Regime::Parts{producer_, feed_, kafka_, cluster_, table_, keeper_, workload_}),
+        aggregate_(sim_,
+                   SinkAggregate::Parts{c, cluster_, table_, keeper_, ledger_, logs_, workload_,
+                                        feed_, kafka_, sink_counters_, fetch_settings(c)}),
         id_(sim_.add_component(this)) {
     kafka_.set_listener(this);
     cluster_.set_group_coordinator(
@@ -100,24 +87,6 @@ class Run final : public sim::Component, public broker::ClusterListener {
     aggregate_.set_regime(&regime_);
   }
 
-  static connect::FetchSettings fetch_settings(const Config& c) {
-    // Bytes on the wire per record: the value and ~18 bytes of framing
-    // (DefaultRecord); the batch headers are left out.
-    const std::int64_t size = c.workload.record_bytes + 18;
-    connect::FetchSettings f;
-    f.latency = c.connect.fetch_latency;
-    f.max_wait = c.connect.fetch_max_wait;
-    f.min_records = (c.connect.fetch_min_bytes + size - 1) / size;
-    if (f.min_records == 0) {
-      // fetch.min.bytes=0: the broker answers at once, empty or not, just
-      // as with fetch.max.wait.ms=0.
-      f.min_records = 1;
-      f.max_wait = sim::Time{0};
-    }
-    f.max_partition_records = std::max<std::int64_t>(1, c.connect.max_partition_fetch_bytes / size);
-    f.max_response_records = std::max<std::int64_t>(1, c.connect.fetch_max_bytes / size);
-    return f;
-  }
 
   void set_trace(sim::Trace* trace) { sim_.set_trace(trace); }
   [[nodiscard]] std::vector<ledger::FateGroup>& groups() { return groups_; }
@@ -229,9 +198,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
       flap(spec, f, index);
     } else if (k == "response_loss") {
       response_losses_.insert(response_loss_of(spec));
-      producer_.set_response_loss(response_losses_.rbegin()->first, response_losses_.rbegin()->second);
+      producer_.set_response_loss(response_losses_.rbegin()->first,
+                                  response_losses_.rbegin()->second);
     } else if (k == "broker_crash") {
-      kafka_.crash_broker(target_index(f.target), f.duration);
+      kafka_.crash_broker(fault_target_index(f.target), f.duration);
       producer_.run_sender();
     } else if (k == "producer_restart") {
       producer_.run_sender();
@@ -241,27 +211,27 @@ class Run final : public sim::Component, public broker::ClusterListener {
       producer_.run_sender();
       app_.manual_resend(spec.params.value("resend_policy", config_.app.resend_policy));
     } else if (k == "worker_crash") {
-      cluster_.kill_worker(target_index(f.target));
+      cluster_.kill_worker(fault_target_index(f.target));
     } else if (k == "task_restart") {
-      cluster_.restart_task(target_index(f.target));
+      cluster_.restart_task(fault_target_index(f.target));
     } else if (k == "rebalance") {
       cluster_.rebalance(spec.params.value("max.poll.records", std::int64_t{0}));
     } else if (k == "insert_timeout") {
       // The server hangs for the window (at least past the client timeout).
-      const sim::Time window =
-          f.duration.us > 0
-              ? f.duration
-              : config_.connector.socket_timeout + sim::Time::seconds(10);
+      const sim::Time window = f.duration.us > 0
+                                   ? f.duration
+                                   : config_.connector.socket_timeout + sim::Time::seconds(10);
       // Without a target the whole table hangs; with "replica-N" only the
       // inserts routed to that replica (the others go on).
       table_.stall(sim_.now() + window, spec.params.value("server_commits", 1.0),
-                   f.target.empty() ? -1 : target_index(f.target));
+                   f.target.empty() ? -1 : fault_target_index(f.target));
     } else if (k == "keeper_backlog") {
       // A drop of capacity and/or a named client of its own threads.
       keeper::ExtraClient extra{spec.params.value("extra_client", std::string("extra")),
                                 spec.params.value("extra_clients", std::int64_t{0}), sim::Time{0}};
       if (spec.params.contains("extra_client_think"))
-        extra.think = sim::parse_duration(spec.params["extra_client_think"].get<std::string>()).value_or(sim::Time{0});
+        extra.think = sim::parse_duration(spec.params["extra_client_think"].get<std::string>())
+                          .value_or(sim::Time{0});
       keeper_.set_degradation(sim_.now(), spec.params.value("capacity_factor", 0.25), extra);
     } else if (k == "keeper_election") {
       // No leader for the window (Raft election timeout 1-2 s by default).
@@ -270,7 +240,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     } else if (k == "replica_crash") {
       // The server process (or host, with "hang") is down for the window.
       const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(60);
-      table_.crash_replica(target_index(f.target), sim_.now() + window,
+      table_.crash_replica(fault_target_index(f.target), sim_.now() + window,
                            spec.params.value("hang", false));
     } else if (k == "keeper_session_loss") {
       // The replica's Keeper session expired: read-only for the window (by
@@ -279,7 +249,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
           f.duration.us > 0
               ? f.duration
               : sim::Time::seconds(config_.clickhouse.zookeeper_session_expiration_check_period);
-      table_.lose_session(target_index(f.target), sim_.now() + window);
+      table_.lose_session(fault_target_index(f.target), sim_.now() + window);
     } else if (k == "state_wipe") {
       cluster_.wipe_keeper_map_state();
     }
@@ -297,23 +267,26 @@ class Run final : public sim::Component, public broker::ClusterListener {
     t.story(sim_.now(), "faults", spec.kind, text, args);
     // A span on the target's own track while it is down or degraded (a
     // killed worker: until its process is back, connect.worker_restart_delay).
-    const sim::Time down = spec.kind == "worker_crash" && f.duration.us == 0 ? config_.connect.worker_restart_delay
-                                                                            : f.duration;
+    const sim::Time down = spec.kind == "worker_crash" && f.duration.us == 0
+                               ? config_.connect.worker_restart_delay
+                               : f.duration;
     if (down.us > 0) {
-      t.span(sim_.now(), down, f.target.empty() ? std::string("faults") : "faults on " + f.target, spec.kind,
-             args);
+      t.span(sim_.now(), down, f.target.empty() ? std::string("faults") : "faults on " + f.target,
+             spec.kind, args);
     }
   }
 
   void end_fault(const sim::FaultSpec& spec) {
-    if (spec.kind == "keeper_backlog") keeper_.set_degradation(sim_.now(), 1.0, keeper::ExtraClient{});
+    if (spec.kind == "keeper_backlog")
+      keeper_.set_degradation(sim_.now(), 1.0, keeper::ExtraClient{});
     if (spec.kind == "response_loss") {
       response_losses_.erase(response_losses_.find(response_loss_of(spec)));
       producer_.run_sender();
       if (response_losses_.empty()) {
         producer_.set_response_loss(0.0, false);
       } else {
-        producer_.set_response_loss(response_losses_.rbegin()->first, response_losses_.rbegin()->second);
+        producer_.set_response_loss(response_losses_.rbegin()->first,
+                                    response_losses_.rbegin()->second);
       }
     }
   }
@@ -382,7 +355,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
           static_cast<double>(s.duplicates_by_entry[static_cast<std::size_t>(e)]);
     }
     for (int path = 0; path < static_cast<int>(ledger::ProducerPath::COUNT); ++path) {
-      v["producer_retry_by_path." + std::string(ledger::to_string(static_cast<ledger::ProducerPath>(path)))] =
+      v["producer_retry_by_path." +
+        std::string(ledger::to_string(static_cast<ledger::ProducerPath>(path)))] =
           static_cast<double>(s.producer_retry_by_path[static_cast<std::size_t>(path)]);
     }
     v["lost_records"] = static_cast<double>(s.lost);
@@ -484,9 +458,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
   // most likely loss applies.
   std::multiset<std::pair<double, bool>> response_losses_;
   static std::pair<double, bool> response_loss_of(const sim::FaultSpec& spec) {
-    return {spec.params.value("probability", 1.0), spec.params.value("connection", std::string("stall")) == "reset"};
+    return {spec.params.value("probability", 1.0),
+            spec.params.value("connection", std::string("stall")) == "reset"};
   }
-  std::vector<ledger::IdRange> rest_;      // scratch
+  std::vector<ledger::IdRange> rest_;  // scratch
   std::map<std::string, std::int64_t> faults_fired_;
   DisruptionEpisodes episodes_;
   std::vector<ledger::FateGroup> groups_;

@@ -71,7 +71,8 @@ void ClickHouseSinkTask::start_step() {
     case StartQuery::CREATE_STATE_TABLE:
       if (!ok) {
         phase_ = Phase::IDLE;
-        host_.start_finished(false, "the KeeperMap state table's CREATE TABLE IF NOT EXISTS failed");
+        host_.start_finished(false,
+                             "the KeeperMap state table's CREATE TABLE IF NOT EXISTS failed");
         return;
       }
       start_query_ = StartQuery::PING;
@@ -114,7 +115,8 @@ void ClickHouseSinkTask::put(const std::vector<PartitionBatch>& batch) {
     // ClickHouseSinkTask.put: buffer.addAll, then flushBuffer -> putDirect
     // of the whole buffer when a threshold is reached.
     buffer_.add(batch);
-    if (!buffer_.flush_due(deps_.options->buffer_count, deps_.options->buffer_flush_time, host_.now())) {
+    if (!buffer_.flush_due(deps_.options->buffer_count, deps_.options->buffer_flush_time,
+                           host_.now())) {
       host_.put_finished(PutOutcome::RETURNED, {});
       return;
     }
@@ -134,7 +136,8 @@ void ClickHouseSinkTask::put(const std::vector<PartitionBatch>& batch) {
     return;
   }
   keys_.clear();
-  for (const auto& pb : *records) keys_.push_back(deps_.options->topics + "-" + std::to_string(pb.partition));
+  for (const auto& pb : *records)
+    keys_.push_back(deps_.options->topics + "-" + std::to_string(pb.partition));
   batch_.clear();
   for (const std::size_t i : java_hashmap_order(keys_)) batch_.push_back((*records)[i]);
   index_ = 0;
@@ -145,7 +148,8 @@ void ClickHouseSinkTask::pre_commit(const std::vector<int>& partitions,
                                     std::vector<std::int64_t>& offsets) {
   if (buffering()) {
     // Only what a flush wrote; the flushed offsets are cleared once returned.
-    for (std::size_t i = 0; i < partitions.size(); ++i) offsets[i] = buffer_.flushed_offset(partitions[i]);
+    for (std::size_t i = 0; i < partitions.size(); ++i)
+      offsets[i] = buffer_.flushed_offset(partitions[i]);
     buffer_.clear_flushed();
     return;
   }
@@ -173,19 +177,20 @@ void ClickHouseSinkTask::tell_replays(const std::vector<PartitionBatch>& records
   auto* t = host_.trace();
   if (t == nullptr || deps_.options->exactly_once) return;
   for (const auto& pb : records) {
-    if (pb.tag != ledger::InsertTag::REPLAY ||
-        std::find(replays_told_.begin(), replays_told_.end(), pb.partition) != replays_told_.end()) {
+    if (pb.tag != ledger::InsertTag::REPLAY || std::find(replays_told_.begin(), replays_told_.end(),
+                                                         pb.partition) != replays_told_.end()) {
       continue;
     }
     replays_told_.push_back(pb.partition);
-    t->story(host_.now(), host_.name(), "replay",
-             host_.name() + " inserts partition " + std::to_string(pb.partition) + " from offset " +
-                 std::to_string(pb.offsets.min) +
-                 " again: records read again from the last commit (at-least-once, exactlyOnce=false "
-                 "keeps no state that could skip them); rows ClickHouse already has are written a "
-                 "second time unless a block with the same " +
-                 (topic_wide() ? std::string("data") : std::string("token")) +
-                 " is still in the dedup window");
+    t->story(
+        host_.now(), host_.name(), "replay",
+        host_.name() + " inserts partition " + std::to_string(pb.partition) + " from offset " +
+            std::to_string(pb.offsets.min) +
+            " again: records read again from the last commit (at-least-once, exactlyOnce=false "
+            "keeps no state that could skip them); rows ClickHouse already has are written a "
+            "second time unless a block with the same " +
+            (topic_wide() ? std::string("data") : std::string("token")) +
+            " is still in the dedup window");
   }
 }
 
@@ -209,7 +214,8 @@ clickhouse::BlockId content_block_id(const std::vector<PartitionBatch>& batch) {
   std::uint64_t b = 0x84222325cbf29ce4ULL;
   const auto mix = [&](std::int64_t v) {
     for (int i = 0; i < 8; ++i) {
-      const auto byte = static_cast<std::uint64_t>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xFFu);
+      const auto byte =
+          static_cast<std::uint64_t>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xFFu);
       a = (a ^ byte) * 0x100000001b3ULL;
       b = (b ^ (byte + 0x5bu)) * 0x100000001b3ULL;
     }
@@ -223,7 +229,8 @@ clickhouse::BlockId content_block_id(const std::vector<PartitionBatch>& batch) {
       mix(r.max);
     }
   }
-  return clickhouse::BlockId{clickhouse::BlockId::kDataHash, static_cast<std::int64_t>(a), static_cast<std::int64_t>(b), 0};
+  return clickhouse::BlockId{clickhouse::BlockId::kDataHash, static_cast<std::int64_t>(a),
+                             static_cast<std::int64_t>(b), 0};
 }
 
 }  // namespace
@@ -261,7 +268,8 @@ void ClickHouseSinkTask::insert_topic_wide() {
 }
 
 bool ClickHouseSinkTask::has_reporter() const {
-  return !deps_.options->errors_deadletterqueue_topic_name.empty() || deps_.options->errors_log_enable;
+  return !deps_.options->errors_deadletterqueue_topic_name.empty() ||
+         deps_.options->errors_log_enable;
 }
 
 void ClickHouseSinkTask::query_keeper_map(Phase next, int requests) {
@@ -319,7 +327,8 @@ void ClickHouseSinkTask::decide_partition() {
   // row, or the ZERO branch) are state_reset copies.
   tag_ = pb.tag;
   if (pb.tag == ledger::InsertTag::NORMAL) state_->clear_reset(pb.partition);
-  const bool replay_after_reset = pb.tag == ledger::InsertTag::REPLAY && state_->was_reset(pb.partition);
+  const bool replay_after_reset =
+      pb.tag == ledger::InsertTag::REPLAY && state_->was_reset(pb.partition);
   if ((decision_.classified && decision_.range_state == RangeState::ZERO) || replay_after_reset) {
     tag_ = ledger::InsertTag::STATE_RESET;
   }
@@ -347,7 +356,8 @@ void ClickHouseSinkTask::run_ops() {
           return;
         }
         state_->set(pb.partition, StateRecord{op.state, op.records});
-        if (op.state == ProcessingState::AFTER_PROCESSING) note_inserted(pb.partition, op.records.max + 1);
+        if (op.state == ProcessingState::AFTER_PROCESSING)
+          note_inserted(pb.partition, op.records.max + 1);
         break;
       case SinkOpKind::INSERT: {
         // The answer, or the client's socket timeout, comes as on_insert_answer();
@@ -368,7 +378,8 @@ void ClickHouseSinkTask::run_ops() {
         for (const auto& r : pb.again) {
           const std::int64_t lo = std::max(r.min, op.records.min);
           const std::int64_t hi = std::min(r.max, op.records.max);
-          if (lo <= hi) request.also.push_back({pb.partition, lo, hi, ledger::InsertTag::REDELIVERY});
+          if (lo <= hi)
+            request.also.push_back({pb.partition, lo, hi, ledger::InsertTag::REDELIVERY});
         }
         phase_ = Phase::INSERT;
         deps_.table->begin_insert(request);
@@ -391,7 +402,8 @@ void ClickHouseSinkTask::run_ops() {
         break;
       case SinkOpKind::KEEP_STATE:
         // onStateUpdate(stored): the stored range counts as inserted.
-        if (stored_.state == ProcessingState::AFTER_PROCESSING) note_inserted(pb.partition, stored_.range.max + 1);
+        if (stored_.state == ProcessingState::AFTER_PROCESSING)
+          note_inserted(pb.partition, stored_.range.max + 1);
         break;
     }
   }
@@ -412,10 +424,12 @@ void ClickHouseSinkTask::step() {
       return;
     case Phase::STATE_WRITE: {
       const SinkOp& op = decision_.ops[op_index_];
-      if (keeper_map_applied_) state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
+      if (keeper_map_applied_)
+        state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
       // KeeperStateProvider.setStateRecord reaches onStateUpdate only once
       // its query returned.
-      if (keeper_map_status_ == clickhouse::QueryStatus::OK && op.state == ProcessingState::AFTER_PROCESSING)
+      if (keeper_map_status_ == clickhouse::QueryStatus::OK &&
+          op.state == ProcessingState::AFTER_PROCESSING)
         note_inserted(batch_[index_].partition, op.records.max + 1);
       if (keeper_map_status_ != clickhouse::QueryStatus::OK) {
         // setStateRecord goes through ClickHouseHelperClient.queryV1, which
@@ -458,80 +472,6 @@ void ClickHouseSinkTask::on_insert_answer(std::uint32_t reply) {
   // RetriableException.
   if (status == clickhouse::QueryStatus::CLIENT_TIMEOUT) ++deps_.counters->insert_timeouts;
   retriable();
-}
-
-void ClickHouseSinkTask::retriable() {
-  // The loop is left at once: later partitions are not processed, failures
-  // collected so far are not reported, and the whole batch comes again.
-  ++deps_.counters->retriable_exceptions;
-  failed_.clear();
-  phase_ = Phase::IDLE;
-  host_.put_finished(PutOutcome::RETRIABLE, {});
-}
-
-void ClickHouseSinkTask::fail(PutFailure failure) {
-  failed_.clear();
-  phase_ = Phase::IDLE;
-  host_.put_finished(PutOutcome::FAILED, failure);
-}
-
-namespace {
-
-std::string range_text(OffsetRange r) {
-  return "[" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]";
-}
-
-}  // namespace
-
-void ClickHouseSinkTask::throw_non_retriable(DecisionError error) {
-  if (auto* t = host_.trace()) {
-    const PartitionBatch& pb = batch_[index_];
-    const DecideCase c{state_->get(pb.partition), pb.offsets, tolerate_state_mismatch_, true};
-    const ErrorHandling handling{deps_.options->errors_tolerance == "all",
-                                 !deps_.options->errors_deadletterqueue_topic_name.empty()};
-    t->story(host_.now(), host_.name(), std::string(to_string(error)),
-             host_.name() + ", partition " + std::to_string(pb.partition) + ": " + explain_decision(c, decision_, &handling),
-             {{"partition", pb.partition}, {"batch", {pb.offsets.min, pb.offsets.max}}});
-  }
-  switch (error) {
-    case DecisionError::AFTER_PROCESSING_STATE_MISMATCH: ++deps_.counters->state_mismatch_throws; break;
-    case DecisionError::BEFORE_PROCESSING_STATE_CONTAINS: ++deps_.counters->state_contains_throws; break;
-    case DecisionError::BEFORE_PROCESSING_ERROR_STATE:
-    case DecisionError::AFTER_PROCESSING_ERROR_STATE: ++deps_.counters->error_state_throws; break;
-    case DecisionError::NONE: break;
-  }
-  const PartitionBatch& pb = batch_[index_];
-  if (deps_.options->errors_tolerance == "all") {
-    // Utils.handleException swallows it; ProxySinkTask reports the partition's
-    // records after the loop, and their offsets are committed like any others.
-    failed_.push_back(pb);
-    ++index_;
-    start_partition();
-    return;
-  }
-  fail(PutFailure{pb.partition, error});
-}
-
-void ClickHouseSinkTask::report(int partition, OffsetRange records) {
-  if (auto* t = host_.trace()) {
-    const bool has_dlq = !deps_.options->errors_deadletterqueue_topic_name.empty();
-    t->story(host_.now(), host_.name(), has_dlq ? "dlq" : "dropped",
-             host_.name() + ": offsets " + range_text(records) + " of partition " + std::to_string(partition) +
-                 (has_dlq ? " sent to the DLQ " + deps_.options->errors_deadletterqueue_topic_name
-                          : " skipped: no DLQ keeps them"));
-  }
-  pieces_.clear();
-  (*deps_.logs)[static_cast<std::size_t>(partition)].translate(records.min, records.max, pieces_);
-  const bool has_dlq = !deps_.options->errors_deadletterqueue_topic_name.empty();
-  for (const auto& piece : pieces_) {
-    if (has_dlq) {
-      deps_.ledger->record_dlq(partition, piece.ids);
-      deps_.counters->dlq_records += piece.ids.count;
-    } else {
-      deps_.ledger->record_mark(partition, piece.ids, ledger::LossCause::DROPPED_NO_DLQ);
-      deps_.counters->dropped_records += piece.ids.count;
-    }
-  }
 }
 
 }  // namespace pipesim::sink
