@@ -6,13 +6,6 @@
 namespace pipesim::cli {
 namespace {
 
-double metric(const sim::Metrics& m, const std::string& name) {
-  for (const auto& x : m) {
-    if (x.name == name) return x.value;
-  }
-  return 0;
-}
-
 std::string group_text(const ledger::FateGroup& g) {
   std::string text = "partition " + std::to_string(g.partition) + ": records [" +
                      std::to_string(g.ids.first) + ", " + std::to_string(g.ids.end() - 1) + "] (" +
@@ -37,13 +30,15 @@ ExplainStory tell_story(const sim::Trace& trace, const pipeline::TracedRun& run,
   story.lines = lines.lines;
   if (lines.records == 0)
     story.lines.push_back("(nothing happened but records flowing: no fault fired)");
-  const auto n = [&](const char* name) { return sim::format_number(metric(run.metrics, name)); };
+  const auto n = [&](const char* name) {
+    return sim::format_number(sim::value_of(run.metrics, name));
+  };
   story.outcome = "outcome: " + n("records_produced") + " records produced, " +
                   n("clickhouse_rows") + " rows in ClickHouse, " + n("duplicate_rows") +
                   " duplicate rows, " + n("lost_records") + " lost, " + n("pending_records") +
                   " pending";
   for (const auto& g : run.groups) {
-    if (g.fate == "pending" && metric(run.metrics, "pending_records") == 0) continue;
+    if (g.fate == "pending" && sim::value_of(run.metrics, "pending_records") == 0) continue;
     if (story.groups.size() < max_groups) {
       story.groups.push_back(group_text(g));
     } else {

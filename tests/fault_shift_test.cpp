@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "metric_lookup.h"
 #include "models/pipeline/config.h"
 #include "sim/config/duration.h"
 #include "models/pipeline/scenario.h"
@@ -23,13 +24,7 @@ using nlohmann::json;
 
 constexpr int kSeeds = 10;
 
-double metric(const sim::Metrics& m, const std::string& name) {
-  for (const auto& x : m) {
-    if (x.name == name) return x.value;
-  }
-  ADD_FAILURE() << "no metric " << name;
-  return 0;
-}
+using test_support::metric;
 
 // Each fault's "at" (in microseconds) moved by `shift_us`.
 json shifted(json raw, std::int64_t shift_us) {

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "metric_lookup.h"
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
 #include "tests/under_sanitizer.h"
@@ -13,13 +14,7 @@
 namespace pipesim::pipeline {
 namespace {
 
-double metric(const sim::Metrics& m, const std::string& name) {
-  for (const auto& x : m) {
-    if (x.name == name) return x.value;
-  }
-  ADD_FAILURE() << "no metric " << name;
-  return -1;
-}
+using test_support::metric;
 
 Config with(const nlohmann::json& extra) {
   nlohmann::json raw = {{"workload", {{"records_per_day", 8640000}, {"profile", "constant"}}},

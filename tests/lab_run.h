@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "metric_lookup.h"
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
 
@@ -30,13 +31,7 @@ class Lab {
   }
   explicit Lab(const nlohmann::json& raw) { metrics_ = run_scenario(load_config(raw), 1); }
 
-  double operator[](const std::string& name) const {
-    for (const auto& m : metrics_) {
-      if (m.name == name) return m.value;
-    }
-    ADD_FAILURE() << "no metric " << name;
-    return -1;
-  }
+  double operator[](const std::string& name) const { return test_support::metric(metrics_, name); }
 
  private:
   sim::Metrics metrics_;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "metric_lookup.h"
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
 #include "tests/under_sanitizer.h"
@@ -12,13 +13,7 @@
 namespace pipesim::pipeline {
 namespace {
 
-double metric(const sim::Metrics& m, const std::string& name) {
-  for (const auto& x : m) {
-    if (x.name == name) return x.value;
-  }
-  ADD_FAILURE() << "no metric " << name;
-  return -1;
-}
+using test_support::metric;
 
 Config lab(const std::string& name) {
   const char* root = std::getenv("PIPESIM_SOURCE_DIR");

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "metric_lookup.h"
 #include "lab_run.h"
 #include "models/pipeline/config.h"
 #include "models/pipeline/scenario.h"
@@ -33,13 +34,7 @@ const std::vector<std::string>& compared() {
   return names;
 }
 
-double metric(const sim::Metrics& m, const std::string& name) {
-  for (const auto& x : m) {
-    if (x.name == name) return x.value;
-  }
-  ADD_FAILURE() << "no metric " << name;
-  return 0;
-}
+using test_support::metric;
 
 // A Poisson fault of `kind`, `per_day` a day, with its parameters.
 json fault(const std::string& kind, double per_day, json params = json::object()) {

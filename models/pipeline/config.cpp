@@ -230,6 +230,14 @@ void check_consistency(const Config& c, bool lint) {
 
 }  // namespace
 
+const std::vector<std::string>& modelled_consumer_keys() {
+  static const std::vector<std::string> keys = {"max.poll.records",          "session.timeout.ms",
+                                                "heartbeat.interval.ms",     "max.poll.interval.ms",
+                                                "fetch.max.wait.ms",         "fetch.min.bytes",
+                                                "max.partition.fetch.bytes", "fetch.max.bytes"};
+  return keys;
+}
+
 const std::vector<std::string>& config_detail::section_names() { return kSections; }
 
 json connect_rest_document(json raw) {
@@ -323,10 +331,8 @@ Config load_config(const json& raw, bool lint) {
         json framework = json::object();
         std::vector<std::pair<std::string, std::string>> given;  // (key as given, key in connect)
         if (props.contains("tasks.max")) given.emplace_back("tasks.max", "tasks.max");
-        for (const char* key : {"max.poll.records", "session.timeout.ms", "heartbeat.interval.ms",
-                                "max.poll.interval.ms", "fetch.max.wait.ms", "fetch.min.bytes",
-                                "max.partition.fetch.bytes", "fetch.max.bytes"}) {
-          const std::string override_key = std::string("consumer.override.") + key;
+        for (const std::string& key : modelled_consumer_keys()) {
+          const std::string override_key = "consumer.override." + key;
           if (props.contains(override_key)) given.emplace_back(override_key, key);
         }
         OptionReader reader(framework, path, rest_form);

@@ -40,6 +40,10 @@ struct Config {
 
 // The fault kinds of docs/model.md §5.
 const std::vector<std::string>& fault_kinds();
+
+// The tasks' consumer properties the connect section models, under their own
+// names (a connector's consumer.override.KEY, a worker's consumer.KEY).
+const std::vector<std::string>& modelled_consumer_keys();
 // The default fault mix of docs/model.md §8 (used when the config has no "faults" key).
 std::vector<sim::FaultSpec> default_faults();
 

@@ -10,7 +10,8 @@ namespace pipesim::pipeline {
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() > suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool is_metric(const std::string& name) {
@@ -30,8 +31,8 @@ Estimate scaled_mean(const std::vector<double>& values, const std::string& name,
   return Estimate{name, s.mean * scale, s.ci_lo * scale, s.ci_hi * scale, "mean", 0, 0};
 }
 
-Estimate ratio(const std::vector<double>& num, const std::vector<double>& den, const std::string& name,
-               double scale, double confidence) {
+Estimate ratio(const std::vector<double>& num, const std::vector<double>& den,
+               const std::string& name, double scale, double confidence) {
   const double d = sum(den);
   const double value = d > 0 ? sum(num) / d : 0.0;
   const auto [lo, hi] = sim::ratio_interval(num, den, confidence);
@@ -50,22 +51,16 @@ std::vector<double> weighted(std::vector<double> v, const std::vector<double>* w
 std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const std::string& name) {
   std::vector<double> v;
   v.reserve(runs.size());
-  for (const auto& run : runs) {
-    double x = 0;
-    for (const auto& m : run) {
-      if (m.name == name) {
-        x = m.value;
-        break;
-      }
-    }
-    v.push_back(x);
-  }
+  for (const auto& run : runs) v.push_back(sim::value_of(run, name));
   return v;
 }
 
 std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const std::string& name,
-                                 double days, double confidence, const std::vector<double>* weights) {
-  const auto column = [&](const std::string& metric) { return weighted(metric_column(runs, metric), weights); };
+                                 double days, double confidence,
+                                 const std::vector<double>* weights) {
+  const auto column = [&](const std::string& metric) {
+    return weighted(metric_column(runs, metric), weights);
+  };
   if (is_metric(name)) return scaled_mean(column(name), name, 1.0, confidence);
   for (const char* end : {"state_mismatch", "state_contains", "error_state"}) {
     for (const char* kind : {"crash", "rebalance"}) {
@@ -88,8 +83,11 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     const std::string per_run = name.substr(0, name.size() - std::string("_per_month").size());
     auto e = estimate(runs, per_run, days, confidence, weights);
     if (!e || days <= 0) return std::nullopt;
-    const auto month = [days](double p) { return 1.0 - std::pow(1.0 - std::clamp(p, 0.0, 1.0), 30.0 / days); };
-    return Estimate{name, month(e->value), month(e->lo), month(e->hi), e->method, e->successes, e->trials};
+    const auto month = [days](double p) {
+      return 1.0 - std::pow(1.0 - std::clamp(p, 0.0, 1.0), 30.0 / days);
+    };
+    return Estimate{name,      month(e->value), month(e->lo), month(e->hi),
+                    e->method, e->successes,    e->trials};
   }
   // The share of runs in which a metric is above 0 (e.g. lost_records_probability:
   // how often a run of run.duration loses any record).
@@ -104,7 +102,8 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     const auto [lo, hi] = sim::wilson_interval(x, n, confidence);
     return Estimate{name, n > 0 ? x / n : 0.0, lo, hi, "proportion", x, n};
   }
-  const std::vector<std::pair<std::string, double>> per_time = {{"_per_day", 1.0}, {"_per_month", 30.0}};
+  const std::vector<std::pair<std::string, double>> per_time = {{"_per_day", 1.0},
+                                                                {"_per_month", 30.0}};
   for (const auto& [suffix, factor] : per_time) {
     if (!ends_with(name, suffix)) continue;
     const std::string base = name.substr(0, name.size() - suffix.size());
@@ -112,7 +111,8 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     return scaled_mean(column(base), name, factor / days, confidence);
   }
   const std::vector<std::pair<std::string, std::string>> per_unit = {
-      {"_per_million", "records_produced"}, {"_per_crash", "crash_episodes"},
+      {"_per_million", "records_produced"},
+      {"_per_crash", "crash_episodes"},
       {"_per_rebalance", "rebalance_episodes"}};
   for (const auto& [suffix, denominator] : per_unit) {
     if (!ends_with(name, suffix)) continue;

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "models/connect/connect_options.h"
+#include "models/pipeline/config.h"
 #include "models/pipeline/real_keys.h"
 #include "models/producer/producer_options.h"
 #include "sim/config/options.h"
@@ -14,18 +15,14 @@ namespace {
 
 using nlohmann::json;
 
-// The tasks' consumer properties the connect section models, under their own names.
-const std::vector<std::string> kConsumerKeys = {
-    "max.poll.records",  "session.timeout.ms", "heartbeat.interval.ms",     "max.poll.interval.ms",
-    "fetch.max.wait.ms", "fetch.min.bytes",    "max.partition.fetch.bytes", "fetch.max.bytes"};
-
 // Worker keys the connect section models, and their names there.
 std::optional<std::string> worker_key_in_connect(const std::string& key) {
   if (key == "offset.flush.interval.ms" || key == "scheduled.rebalance.max.delay.ms" ||
       key == "task.shutdown.graceful.timeout.ms") {
     return key;
   }
-  if (key == "session.timeout.ms") return "worker.session.timeout.ms";  // the worker group's, not a consumer's
+  if (key == "session.timeout.ms")
+    return "worker.session.timeout.ms";  // the worker group's, not a consumer's
   return std::nullopt;
 }
 
@@ -76,8 +73,9 @@ void check_value(const std::string& key, const json& value, const std::string& f
 [[noreturn]] void unknown(const sim::Property& p, const std::string& file, const std::string& what,
                           const std::vector<std::string>& candidates) {
   const std::string hint = sim::closest_key(p.key, candidates);
-  throw sim::ConfigError("config error: " + file + ": line " + std::to_string(p.line) + ": unknown key \"" + p.key +
-                         "\" (not a key of " + what + ")" + (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
+  throw sim::ConfigError("config error: " + file + ": line " + std::to_string(p.line) +
+                         ": unknown key \"" + p.key + "\" (not a key of " + what + ")" +
+                         (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
 }
 
 json& section(json& raw, const char* name) {
@@ -87,8 +85,10 @@ json& section(json& raw, const char* name) {
 }
 
 // A consumer property (from consumer.properties, or consumer.* of the worker's).
-bool apply_consumer(json& raw, const std::string& key, const sim::Property& p, const std::string& file) {
-  if (std::find(kConsumerKeys.begin(), kConsumerKeys.end(), key) == kConsumerKeys.end()) return false;
+bool apply_consumer(json& raw, const std::string& key, const sim::Property& p,
+                    const std::string& file) {
+  const auto& keys = modelled_consumer_keys();
+  if (std::find(keys.begin(), keys.end(), key) == keys.end()) return false;
   const json value = typed(p.value);
   check_value<connect::ConnectOptions>(key, value, file, p.line);
   section(raw, "connect")[key] = value;
@@ -100,7 +100,8 @@ bool apply_consumer(json& raw, const std::string& key, const sim::Property& p, c
 std::vector<std::string> apply_properties_files(json& raw, const PropertiesFiles& files) {
   if (raw.is_null()) raw = json::object();
   if (!raw.is_object()) {
-    sim::throw_config_error("(top level)", "expected an object with sections, found " + sim::describe_json_value(raw));
+    sim::throw_config_error(
+        "(top level)", "expected an object with sections, found " + sim::describe_json_value(raw));
   }
   std::vector<std::string> ignored;
   if (!files.worker.empty()) {
@@ -109,17 +110,21 @@ std::vector<std::string> apply_properties_files(json& raw, const PropertiesFiles
         const json value = typed(p.value);
         check_value<connect::ConnectOptions>(*key, value, files.worker, p.line);
         section(raw, "connect")[*key] = value;
-      } else if (p.key.rfind("consumer.", 0) == 0 && apply_consumer(raw, p.key.substr(9), p, files.worker)) {
-      } else if (real_key("connect", p.key) && (configdef_has("worker", p.key) || !configdef_has("consumer", p.key))) {
+      } else if (p.key.rfind("consumer.", 0) == 0 &&
+                 apply_consumer(raw, p.key.substr(9), p, files.worker)) {
+      } else if (real_key("connect", p.key) &&
+                 (configdef_has("worker", p.key) || !configdef_has("consumer", p.key))) {
         ignored.push_back(files.worker + ": " + p.key);
       } else if (configdef_has("consumer", p.key)) {
         // A worker passes on only consumer.-prefixed keys (WorkerConfig's
         // originalsWithPrefix("consumer.")); a plain one is unused.
-        throw sim::ConfigError("config error: " + files.worker + ": line " + std::to_string(p.line) + ": \"" +
-                               p.key + "\" is a consumer key: a worker passes it to its tasks' consumers as \"consumer." +
-                               p.key + "\"");
+        throw sim::ConfigError(
+            "config error: " + files.worker + ": line " + std::to_string(p.line) + ": \"" + p.key +
+            "\" is a consumer key: a worker passes it to its tasks' consumers as \"consumer." +
+            p.key + "\"");
       } else {
-        unknown(p, files.worker, "Kafka 3.7's WorkerConfig or DistributedConfig", configdef_keys("worker"));
+        unknown(p, files.worker, "Kafka 3.7's WorkerConfig or DistributedConfig",
+                configdef_keys("worker"));
       }
     }
   }

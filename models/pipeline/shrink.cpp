@@ -25,13 +25,6 @@ std::string trimmed(const std::string& s) {
   return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
 }
 
-double value_of(const sim::Metrics& metrics, const std::string& name) {
-  for (const auto& m : metrics) {
-    if (m.name == name) return m.value;
-  }
-  return 0;
-}
-
 bool compare(double x, const std::string& op, double v) {
   if (op == ">") return x > v;
   if (op == ">=") return x >= v;
@@ -49,7 +42,8 @@ RunCondition parse_run_condition(const std::string& text) {
   const std::string bad = "--until \"" + text + "\": ";
   std::string rest = text;
   // "&&" stands for "and".
-  for (auto p = rest.find("&&"); p != std::string::npos; p = rest.find("&&")) rest.replace(p, 2, " and ");
+  for (auto p = rest.find("&&"); p != std::string::npos; p = rest.find("&&"))
+    rest.replace(p, 2, " and ");
   std::vector<std::string> parts;
   std::istringstream words(rest);
   std::string word, part;
@@ -103,7 +97,7 @@ RunCondition parse_run_condition(const std::string& text) {
 bool holds(const RunCondition& condition, const sim::Metrics& metrics) {
   return std::all_of(condition.clauses.begin(), condition.clauses.end(),
                      [&](const RunCondition::Clause& c) {
-                       return compare(value_of(metrics, c.metric), c.op, c.value);
+                       return compare(sim::value_of(metrics, c.metric), c.op, c.value);
                      });
 }
 
@@ -111,7 +105,7 @@ std::string describe(const RunCondition& condition, const sim::Metrics& metrics)
   std::string s;
   for (const auto& c : condition.clauses) {
     s += (s.empty() ? "" : ", ") + c.metric + " = " +
-         sim::format_number(value_of(metrics, c.metric)) + " (" + c.op + " " +
+         sim::format_number(sim::value_of(metrics, c.metric)) + " (" + c.op + " " +
          sim::format_number(c.value) + ")";
   }
   return s;
