@@ -1,19 +1,20 @@
+#include <unistd.h>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <thread>
-#include <unistd.h>
 
-#include "models/pipeline/estimates.h"
-#include "models/pipeline/headline.h"
-#include "models/pipeline/fault_timeline.h"
-#include "models/pipeline/lint.h"
-#include "models/pipeline/metrics.h"
-#include "models/pipeline/scenario.h"
 #include "cli/commands.h"
 #include "cli/config_input.h"
 #include "cli/interrupts.h"
+#include "cli/shell_quote.h"
 #include "cli/simulate.h"
+#include "models/pipeline/estimates.h"
+#include "models/pipeline/fault_timeline.h"
+#include "models/pipeline/headline.h"
+#include "models/pipeline/lint.h"
+#include "models/pipeline/metrics.h"
+#include "models/pipeline/scenario.h"
 #include "sim/config/duration.h"
 #include "sim/engine/interrupt.h"
 #include "sim/engine/invariant.h"
@@ -39,19 +40,21 @@ struct RunArgs {
 };
 
 std::string quote_args(const RunArgs& a) {
-  std::string s = a.config.empty() ? "" : " " + a.config;
-  for (const auto& o : a.overrides) s += " --set '" + o + "'";
-  if (!a.properties.worker.empty()) s += " --worker-properties " + a.properties.worker;
-  if (!a.properties.producer.empty()) s += " --producer-properties " + a.properties.producer;
-  if (!a.properties.consumer.empty()) s += " --consumer-properties " + a.properties.consumer;
-  if (!a.importance.empty()) s += " --importance " + a.importance;
+  std::string s = a.config.empty() ? "" : " " + shell_word(a.config);
+  for (const auto& o : a.overrides) s += " --set " + shell_quote(o);
+  if (!a.properties.worker.empty()) s += " --worker-properties " + shell_word(a.properties.worker);
+  if (!a.properties.producer.empty())
+    s += " --producer-properties " + shell_word(a.properties.producer);
+  if (!a.properties.consumer.empty())
+    s += " --consumer-properties " + shell_word(a.properties.consumer);
+  if (!a.importance.empty()) s += " --importance " + shell_word(a.importance);
   return s;
 }
 
 // The seeds where duplicates and losses were largest, with the explain
 // command that tells each one's story.
-std::vector<sim::ExtremeSeed> extreme_seeds(const std::vector<sim::Metrics>& runs, std::uint64_t first_seed,
-                                            const RunArgs& a) {
+std::vector<sim::ExtremeSeed> extreme_seeds(const std::vector<sim::Metrics>& runs,
+                                            std::uint64_t first_seed, const RunArgs& a) {
   std::vector<sim::ExtremeSeed> out;
   for (const char* metric : {"duplicate_rows", "lost_records"}) {
     std::optional<std::size_t> best;
@@ -66,7 +69,8 @@ std::vector<sim::ExtremeSeed> extreme_seeds(const std::vector<sim::Metrics>& run
     }
     if (!best) continue;
     const std::uint64_t seed = first_seed + *best;
-    out.push_back({metric, seed, value, "pipesim explain" + quote_args(a) + " --seed " + std::to_string(seed)});
+    out.push_back({metric, seed, value,
+                   "pipesim explain" + quote_args(a) + " --seed " + std::to_string(seed)});
   }
   return out;
 }
@@ -83,17 +87,21 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
     if (e->method == "proportion") {
       if (e->trials == 0) return;
       note = sim::format_number(e->successes) + " of " + sim::format_number(e->trials) +
-             (weights ? " (weighted) " : " ") + (name.find("_probability") != std::string::npos ? "runs" : "episodes");
+             (weights ? " (weighted) " : " ") +
+             (name.find("_probability") != std::string::npos ? "runs" : "episodes");
     }
     report.headline.push_back({label, name, e->value, e->lo, e->hi, note});
   };
   for (const auto& row : pipeline::headline_rows()) add(row.label, row.estimate);
   const auto inserts = pipeline::estimate(runs, "inserts", days, 0.95, weights);
-  const double inserts_per_s = inserts ? inserts->value / std::max(1.0, config.run.duration.as_seconds()) : 0.0;
+  const double inserts_per_s =
+      inserts ? inserts->value / std::max(1.0, config.run.duration.as_seconds()) : 0.0;
   std::string open;
-  for (const auto& e : pipeline::open_entry_points(config, inserts_per_s)) open += (open.empty() ? "" : ", ") + e;
-  report.headline_notes.push_back("open in this config (duplicate entry points, loss causes, stops): " + (open.empty() ? "none" : open) +
-                                  "  (details: pipesim lint)");
+  for (const auto& e : pipeline::open_entry_points(config, inserts_per_s))
+    open += (open.empty() ? "" : ", ") + e;
+  report.headline_notes.push_back(
+      "open in this config (duplicate entry points, loss causes, stops): " +
+      (open.empty() ? "none" : open) + "  (details: pipesim lint)");
 }
 
 int execute(const RunArgs& a) {
@@ -101,7 +109,8 @@ int execute(const RunArgs& a) {
   sim::Tilt tilt;
   try {
     config = load_config_input(a.config, a.overrides, a.properties);
-    if (!a.importance.empty()) tilt = sim::parse_tilt(a.importance, pipeline::poisson_fault_kinds(config));
+    if (!a.importance.empty())
+      tilt = sim::parse_tilt(a.importance, pipeline::poisson_fault_kinds(config));
   } catch (const sim::ConfigError& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
@@ -115,12 +124,14 @@ int execute(const RunArgs& a) {
     }
   }
   if (a.per_seed && a.format == "table") {
-    std::cerr << "pipesim: --per-seed needs --format json or csv (a table shows the summary only)\n";
+    std::cerr
+        << "pipesim: --per-seed needs --format json or csv (a table shows the summary only)\n";
     return 2;
   }
   sim::MonteCarloOptions mc;
   mc.first_seed = static_cast<std::uint64_t>(a.seed >= 0 ? a.seed : config.run.first_seed);
-  mc.seeds = static_cast<std::uint64_t>(a.seed >= 0 ? 1 : (a.seeds > 0 ? a.seeds : config.run.seeds));
+  mc.seeds =
+      static_cast<std::uint64_t>(a.seed >= 0 ? 1 : (a.seeds > 0 ? a.seeds : config.run.seeds));
   mc.threads = a.threads > 0 ? a.threads : std::max(1u, std::thread::hardware_concurrency());
   const auto progress = seeds_progress("pipesim run", mc.seeds);
   if (progress) mc.seed_done = *progress;
@@ -130,9 +141,8 @@ int execute(const RunArgs& a) {
   const pipeline::Config simulated = pipeline::tilted_config(config, tilt);
   std::vector<sim::Metrics> runs;
   try {
-    runs = sim::run_monte_carlo(mc, [&simulated](std::uint64_t seed) {
-      return pipeline::run_scenario(simulated, seed);
-    });
+    runs = sim::run_monte_carlo(
+        mc, [&simulated](std::uint64_t seed) { return pipeline::run_scenario(simulated, seed); });
   } catch (const sim::Interrupted& e) {
     return interrupted(e.signal());
   } catch (const sim::RunFailure& e) {
@@ -161,7 +171,8 @@ int execute(const RunArgs& a) {
     const auto& nm = pipeline::faults_not_modelled();
     if (std::find(nm.begin(), nm.end(), f.kind) != nm.end()) {
       report.not_modelled.push_back("faults_fired." + f.kind);
-      report.notes.push_back("fault " + f.kind + " fires (counted) but is not modelled yet: it has no effect");
+      report.notes.push_back("fault " + f.kind +
+                             " fires (counted) but is not modelled yet: it has no effect");
     }
   }
   // The ignored keys go to stderr (and into the JSON and CSV), not into the table.
@@ -223,9 +234,10 @@ Command register_run(CLI::App& app) {
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
   cmd->add_option("--out", args->out, "write the result to this file (atomically)");
-  cmd->add_option("--importance", args->importance,
-                  "KIND=FACTOR[,...]: draw those Poisson faults FACTOR x as often and weight each seed by its "
-                  "likelihood ratio (importance sampling of rare faults)");
+  cmd->add_option(
+      "--importance", args->importance,
+      "KIND=FACTOR[,...]: draw those Poisson faults FACTOR x as often and weight each seed by its "
+      "likelihood ratio (importance sampling of rare faults)");
   return [args] { return execute(*args); };
 }
 

@@ -8,13 +8,14 @@
 #include <iostream>
 #include <memory>
 
-#include "models/pipeline/expectations.h"
-#include "models/pipeline/scenario.h"
-#include "models/pipeline/shrink.h"
 #include "cli/commands.h"
 #include "cli/config_input.h"
 #include "cli/interrupts.h"
+#include "cli/shell_quote.h"
 #include "cli/simulate.h"
+#include "models/pipeline/expectations.h"
+#include "models/pipeline/scenario.h"
+#include "models/pipeline/shrink.h"
 #include "sim/engine/interrupt.h"
 #include "sim/report/output_file.h"
 #include "sim/report/progress_line.h"
@@ -165,8 +166,8 @@ int execute(const ShrinkArgs& a) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;
     }
-    std::cout << "wrote " << a.out << "; its story: pipesim explain " << a.out << " --seed "
-              << a.seed << "\n";
+    std::cout << "wrote " << a.out << "; its story: pipesim explain " << shell_word(a.out)
+              << " --seed " << a.seed << "\n";
   }
   return found.signal != 0 ? interrupted(found.signal, "the best so far written") : 0;
 }

@@ -11,12 +11,13 @@
 #include <tuple>
 #include <utility>
 
-#include "models/pipeline/fault_timeline.h"
-#include "models/pipeline/metrics.h"
-#include "models/pipeline/scenario.h"
 #include "cli/commands.h"
 #include "cli/config_input.h"
 #include "cli/interrupts.h"
+#include "cli/shell_quote.h"
+#include "models/pipeline/fault_timeline.h"
+#include "models/pipeline/metrics.h"
+#include "models/pipeline/scenario.h"
 #include "sim/config/options.h"
 #include "sim/engine/interrupt.h"
 #include "sim/experiment/importance.h"
@@ -51,7 +52,8 @@ struct SweepArgs {
 // points), and the same as a plain config, from one read of the file.
 std::pair<OrderedJson, nlohmann::json> read_ordered_json(const std::string& path) {
   const std::string text = pipeline::read_config_text(path);
-  // The readable errors (file, line, column), and a Connect REST body on its own as the connector section.
+  // The readable errors (file, line, column), and a Connect REST body on its own as the connector
+  // section.
   nlohmann::json plain = pipeline::connect_rest_document(pipeline::parse_config_text(text, path));
   return {OrderedJson::parse(text), std::move(plain)};
 }
@@ -68,12 +70,6 @@ std::string describe_point(std::size_t p,
   return s + ")";
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // This sweep's command line, to finish it with --resume after an interrupt.
 std::string sweep_command(const SweepArgs& a) {
   std::string c = "pipesim sweep";
@@ -81,8 +77,10 @@ std::string sweep_command(const SweepArgs& a) {
   if (!a.grid.empty()) c += " --grid " + shell_quote(a.grid);
   for (const auto& o : a.overrides) c += " --set " + shell_quote(o);
   if (!a.properties.worker.empty()) c += " --worker-properties " + shell_quote(a.properties.worker);
-  if (!a.properties.producer.empty()) c += " --producer-properties " + shell_quote(a.properties.producer);
-  if (!a.properties.consumer.empty()) c += " --consumer-properties " + shell_quote(a.properties.consumer);
+  if (!a.properties.producer.empty())
+    c += " --producer-properties " + shell_quote(a.properties.producer);
+  if (!a.properties.consumer.empty())
+    c += " --consumer-properties " + shell_quote(a.properties.consumer);
   if (a.seeds > 0) c += " --seeds " + std::to_string(a.seeds);
   if (a.per_seed) c += " --per-seed";
   if (!a.shard.empty()) c += " --shard " + shell_quote(a.shard);
@@ -108,7 +106,8 @@ Plan make_plan(const SweepArgs& a) {
   if (!a.config.empty()) {
     try {
       std::tie(ordered, raw) = read_ordered_json(a.config);
-      if (raw.is_null()) sim::throw_config_error("(top level)", "expected an object with sections, found null");
+      if (raw.is_null())
+        sim::throw_config_error("(top level)", "expected an object with sections, found null");
     } catch (const sim::ConfigError& e) {
       throw sim::ConfigError(name_origins(e.what(), a.config, {}));
     }
@@ -137,7 +136,8 @@ Plan make_plan(const SweepArgs& a) {
     throw sim::ConfigError(name_origins(e.what(), a.config, a.overrides));
   }
   Plan plan{std::move(base), sim::SweepGrid::parse(grid_json, where), {}, 1, 1, {}, {}, {}};
-  if (!a.importance.empty()) plan.tilt = sim::parse_tilt(a.importance, pipeline::poisson_fault_kinds(plan.base));
+  if (!a.importance.empty())
+    plan.tilt = sim::parse_tilt(a.importance, pipeline::poisson_fault_kinds(plan.base));
   plan.base.ignored.insert(plan.base.ignored.end(), ignored.begin(), ignored.end());
   for (const auto& [key, values] : grid_json.items()) {
     if (key == "run.seeds" || key == "run.first_seed") {
@@ -179,7 +179,8 @@ Plan make_plan(const SweepArgs& a) {
   m["per_seed"] = a.per_seed;
   m["metrics_not_modelled"] = pipeline::metrics_not_modelled();
   m["base_config"] = pipeline::effective_config(plan.base);
-  if (!plan.tilt.empty()) m["importance"] = sim::format_tilt(plan.tilt);  // a resume must weight alike
+  if (!plan.tilt.empty())
+    m["importance"] = sim::format_tilt(plan.tilt);  // a resume must weight alike
   if (plan.shard.count > 1) m["shard"] = {{"index", plan.shard.index}, {"count", plan.shard.count}};
   return plan;
 }
@@ -246,14 +247,16 @@ int execute(const SweepArgs& a) {
     total_cost += cost[p] * static_cast<double>(plan.seeds);
   }
   std::unique_ptr<sim::ProgressLine> progress;
-  if (sim::progress_wanted() && todo > 0) progress = std::make_unique<sim::ProgressLine>("pipesim sweep", total_cost);
+  if (sim::progress_wanted() && todo > 0)
+    progress = std::make_unique<sim::ProgressLine>("pipesim sweep", total_cost);
   std::uint64_t points_done = 0;
   std::uint64_t runs_done = 0;
   double cost_done = 0;
   const auto show = [&] {
     if (!progress) return;
     progress->update(std::to_string(points_done) + "/" + std::to_string(todo) + " points  " +
-                         std::to_string(runs_done) + "/" + std::to_string(todo * plan.seeds) + " runs",
+                         std::to_string(runs_done) + "/" + std::to_string(todo * plan.seeds) +
+                         " runs",
                      points_done == todo ? total_cost : cost_done);
   };
 
@@ -265,8 +268,8 @@ int execute(const SweepArgs& a) {
     sim::run_sweep(
         todo, options,
         [&](std::size_t position, std::uint64_t seed) {
-          return pipeline::run_scenario(pipeline::tilted_config(plan.configs[already + position], plan.tilt),
-                                        seed);
+          return pipeline::run_scenario(
+              pipeline::tilted_config(plan.configs[already + position], plan.tilt), seed);
         },
         [&](std::size_t position, const std::vector<sim::Metrics>& runs) {
           const std::size_t i = already + position;
@@ -275,12 +278,13 @@ int execute(const SweepArgs& a) {
           // With --importance each seed is weighted by its timeline's likelihood ratio.
           std::vector<double> weights;
           for (std::uint64_t s = 0; s < plan.seeds && !plan.tilt.empty(); ++s)
-            weights.push_back(pipeline::importance_weight(plan.configs[i], plan.tilt, plan.first_seed + s));
+            weights.push_back(
+                pipeline::importance_weight(plan.configs[i], plan.tilt, plan.first_seed + s));
           const std::vector<double>* weighted = plan.tilt.empty() ? nullptr : &weights;
-          dir->append(
-              sim::point_line(mine[i], params, digest, plan.first_seed, plan.seeds,
-                              sim::summarize_runs(runs, 0.95, weighted)),
-              a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs, weighted) : std::string());
+          dir->append(sim::point_line(mine[i], params, digest, plan.first_seed, plan.seeds,
+                                      sim::summarize_runs(runs, 0.95, weighted)),
+                      a.per_seed ? sim::seed_lines(mine[i], params, plan.first_seed, runs, weighted)
+                                 : std::string());
           ++points_done;
           show();
         },
@@ -292,9 +296,9 @@ int execute(const SweepArgs& a) {
     dir->finish();
   } catch (const sim::Interrupted& e) {
     // Finished points are in points.jsonl; --resume runs only the rest.
-    return interrupted(e.signal(), std::to_string(already + points_done) + " of " + std::to_string(mine.size()) +
-                                       " points are in " + a.out + "; finish with: " + sweep_command(a) +
-                                       " --resume");
+    return interrupted(e.signal(), std::to_string(already + points_done) + " of " +
+                                       std::to_string(mine.size()) + " points are in " + a.out +
+                                       "; finish with: " + sweep_command(a) + " --resume");
   } catch (const sim::SweepRunFailure& e) {
     sim::end_progress_line();
     const std::size_t p = mine[already + e.position()];
@@ -344,9 +348,10 @@ Command register_sweep(CLI::App& app) {
   cmd->add_option("--set", args->overrides,
                   "override of the base config: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
-  cmd->add_option("--importance", args->importance,
-                  "KIND=FACTOR[,...]: importance sampling of those Poisson faults at every point (as run "
-                  "--importance)");
+  cmd->add_option(
+      "--importance", args->importance,
+      "KIND=FACTOR[,...]: importance sampling of those Poisson faults at every point (as run "
+      "--importance)");
   cmd->add_option("--shard", args->shard,
                   "run only shard K of N (points p with p mod N = K-1); join with `pipesim merge`");
   cmd->add_flag("--resume", args->resume,

@@ -833,4 +833,17 @@ INTERRUPT_AFTER=$TMP/intr/sw/sweep.json interrupt_check TERM SIGTERM 143 sweep "
 
 # ---------------------------------------------------------------------------------------------
 
+# The commands pipesim prints for pasting are quoted for the shell (cli/shell_quote): a config
+# path with a blank and a quote in it still replays through its extreme seed's explain command.
+ODD="$TMP/odd dir/it's.json"
+mkdir -p "$TMP/odd dir"
+cp "$SRC/configs/lab/crash_after_insert_at_least_once.json" "$ODD"
+run "$PIPESIM" run "$ODD" --seeds 2 --format json
+EXPLAIN=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["extreme_seeds"][0]["explain"])' <"$OUT")
+if [ "$RC" -eq 0 ] && [ -n "$EXPLAIN" ] && (PATH="$(dirname "$PIPESIM"):$PATH" bash -c "$EXPLAIN" >/dev/null 2>&1); then
+  pass "an extreme seed's explain command with an odd path replays in a shell"
+else
+  fail "an extreme seed's explain command with an odd path replays in a shell" "$EXPLAIN" "$(show)"
+fi
+
 finish
