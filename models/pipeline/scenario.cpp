@@ -119,6 +119,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
       // (answers due by now are settled: the same answers, only earlier).
       producer_.take_arrivals(sim_.now());
       cluster_.before_view_change();
+      aggregate_.count_before_forgetting(sim_.now() - kHousekeeping * 2, sim_.now());
       workload_.forget_before(sim_.now() - kHousekeeping * 2);
       sim_.schedule_in(kHousekeeping, id_, kTidy);
       return;

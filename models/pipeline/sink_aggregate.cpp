@@ -116,6 +116,12 @@ void SinkAggregate::finish(sim::Time now) {
   for (auto& m : members_) m.leaving = false;
 }
 
+void SinkAggregate::count_before_forgetting(sim::Time horizon, sim::Time now) {
+  for (auto& m : members_) {
+    if (m.task->next_commit() < horizon) advance(m, now);
+  }
+}
+
 void SinkAggregate::materialize(sim::Time now) {
   for (auto& m : members_) advance(m, now);
 }

@@ -82,6 +82,11 @@ class SinkAggregate final : public sim::Component,
   void leave_all();
   // The run ends: everything counted exactly up to `now`.
   void finish(sim::Time now);
+  // The workload is about to forget the arrivals before `horizon`: a member
+  // whose next commit falls before it (nobody looked for minutes, e.g. with
+  // the cleanup thread's wake-up check off) is counted to `now` first, since
+  // its commits read the arrival counts at their own instants.
+  void count_before_forgetting(sim::Time horizon, sim::Time now);
   [[nodiscard]] bool any() const { return !members_.empty(); }
 
   void handle(const sim::Event& event) override;
