@@ -1,5 +1,5 @@
 // SIGINT and SIGTERM, the same in every subcommand: the first asks the work to
-// stop (no new seed starts, the event loops give up within 2^16 events), the
+// stop (no new seed starts, the event loops give up within 2^10 events), the
 // command writes nothing partial and exits 128 + signal (130, 143) with a
 // message on its own line; a second signal ends the program at once, removing
 // the temporary file of a result being written.

@@ -857,8 +857,10 @@ TEST(ConfigConnector, RestFormErrors) {
             "config error at connector.config.bufferCount: expected an integer from 0 to "
             "2147483647, found \"3O\"");
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"tasks.max": "0"}}})")),
-            "config error at connector.config.tasks.max: expected an integer from 1 to 100000, "
-            "found \"0\"");
+            "config error at connector.config.tasks.max: expected an integer from 1 to 10000, "
+            "found \"0\" (pipesim's bound: every rebalance visits each task once per joining "
+            "task, so a run's cost grows with the square of the tasks; a sink reads at most "
+            "num.partitions of them)");
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnc": "true"}}})")),
             "config error at connector.config.exactlyOnc: unknown key; did you mean "
             "\"exactlyOnce\"?");

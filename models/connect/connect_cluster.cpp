@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/engine/interrupt.h"
 #include "sim/engine/invariant.h"
 
 namespace pipesim::connect {
@@ -28,6 +29,9 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
       id_(sim.add_component(this)) {
   const int task_count = static_cast<int>(connect.tasks_max);
   for (int t = 0; t < task_count; ++t) {
+    // Thousands of tasks of thousands of partitions take seconds to build: Ctrl-C acts
+    // within a second whatever the config (sim/engine/interrupt.h).
+    sim::throw_if_interrupted();
     sink::SinkStateStore* state = &keeper_map_state_;
     if (!exactly_once) {
       in_memory_states_.push_back(std::make_unique<sink::SinkStateStore>(partitions, false));
@@ -63,6 +67,9 @@ void ConnectCluster::start() {
 // --- consumer group -------------------------------------------------------
 
 void ConnectCluster::request_rebalance() {
+  // Each call visits every task: with thousands of tasks starting at once, the first
+  // rebalance's calls take seconds inside one event (Ctrl-C acts within a second).
+  sim::throw_if_interrupted();
   rebalancing_ = true;
   for (auto& t : tasks_) {
     const auto i = static_cast<std::size_t>(t->index());

@@ -44,7 +44,14 @@ struct ConnectOptions {
 template <class V, class O>
 void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ConnectOptions> {
   v.integer("workers", o.workers, 1, 1000, "model: Connect worker processes");
-  v.integer("tasks.max", o.tasks_max, 1, 100000, "sink tasks of the connector");
+  // Connect allows any int; every task is a member of the consumer group and each
+  // join visits every member (ConnectCluster::request_rebalance), so the cost of
+  // the group's rebalances grows with the square of the tasks: 10,000 start in
+  // about a second, 100,000 took minutes (issue 33).
+  v.limit("tasks.max",
+          "every rebalance visits each task once per joining task, so a run's cost grows with the "
+          "square of the tasks; a sink reads at most num.partitions of them");
+  v.integer("tasks.max", o.tasks_max, 1, 10000, "sink tasks of the connector");
   v.millis("offset.flush.interval.ms", o.offset_flush_interval, 1, 2147483647,
            "WorkerSinkTask commits consumed offsets this often");
   v.alias("consumer.max.poll.records", "max.poll.records");

@@ -49,7 +49,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KeeperOpt
             "model: requests per second the leader serves");
   v.real("service_time_cv", o.service_time_cv, 0.0, 10.0,
          "model: coefficient of variation of the service time (1: exponential, 0: constant)");
-  v.integer("background_ops_per_s", o.background_ops_per_s, 0, 100000000,
+  // Below capacity_ops_per_s (config.cpp), so one less than its largest value at most.
+  v.integer("background_ops_per_s", o.background_ops_per_s, 0, 99999999,
             "model: requests per second from other work when Keeper is healthy");
   v.integer("background_clients", o.background_clients, 0, 1000000,
             "model: ClickHouse threads behind the background load, each waiting for its answer");

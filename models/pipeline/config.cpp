@@ -147,7 +147,10 @@ void apply_producer_rules(const json& raw, Config& c) {
       conflict("max.in.flight.requests.per.connection <= 5");
     }
   }
-  const Time floor = p.linger + p.request_timeout;
+  // ProducerConfig: linger.ms + request.timeout.ms as a long, capped at Integer.MAX_VALUE
+  // (delivery.timeout.ms is an int): raised to it, delivery.timeout.ms stays in its range
+  // (a swarm finding: the printed config did not load back).
+  const Time floor = std::min(p.linger + p.request_timeout, Time::millis(2147483647));
   if (p.delivery_timeout < floor) {
     if (given && given->contains("delivery.timeout.ms")) {
       sim::throw_config_error("producer.delivery.timeout.ms",
@@ -425,17 +428,13 @@ nlohmann::ordered_json effective_config(const Config& config) {
   return out;
 }
 
-std::string config_reference_markdown() {
+std::vector<ConfigKey> config_keys() {
   Config c;
-  std::string out;
+  std::vector<ConfigKey> out;
   const auto section = [&out](const char* name, auto& options) {
     sim::OptionLister lister;
     visit(lister, options);
-    out += std::string("### `") + name + "`\n\n| key | default | meaning |\n|---|---|---|\n";
-    for (const auto& row : lister.rows()) {
-      out += "| `" + row.key + "` | `" + row.default_value + "` | " + row.doc + " |\n";
-    }
-    out += "\n";
+    for (const auto& row : lister.rows()) out.push_back({name, row});
   };
   section("workload", c.workload);
   section("producer", c.producer);
@@ -448,6 +447,22 @@ std::string config_reference_markdown() {
   section("keeper", c.keeper);
   section("run", c.run);
   return out;
+}
+
+std::string config_reference_markdown() {
+  std::string out;
+  std::string section;
+  for (const auto& [name, row] : config_keys()) {
+    if (name != section) {
+      if (!section.empty()) out += "\n";
+      section = name;
+      out += "### `" + name + "`\n\n| key | default | range | meaning |\n|---|---|---|---|\n";
+    }
+    const std::string range = row.range();
+    out += "| `" + row.key + "` | `" + row.default_value + "` | " + (range.empty() ? "" : range) +
+           " | " + row.doc + " |\n";
+  }
+  return out + "\n";
 }
 
 std::string config_digest(const Config& config) {

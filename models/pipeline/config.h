@@ -74,8 +74,16 @@ Config load_config(const nlohmann::json& raw, bool lint = false);
 
 // The effective config: every section with every value, defaults filled in.
 nlohmann::ordered_json effective_config(const Config& config);
-// The config reference as a Markdown table per section (key, default, doc),
-// generated from the same declarations that read the config.
+// Every key of every section (not the faults), with its default, range and
+// doc, from the same declarations that read the config: what the reference
+// prints and what the swarm test draws from.
+struct ConfigKey {
+  std::string section;
+  sim::OptionLister::Row row;
+};
+std::vector<ConfigKey> config_keys();
+// The config reference as a Markdown table per section (key, default, range,
+// doc), generated from config_keys().
 std::string config_reference_markdown();
 
 // 16 hex digits of FNV-1a over the effective config: two runs with the same

@@ -14,7 +14,7 @@ namespace pipesim::sink {
 
 namespace {
 
-std::string range_text(OffsetRange r) {
+std::string offsets_text(OffsetRange r) {
   return "[" + std::to_string(r.min) + ", " + std::to_string(r.max) + "]";
 }
 
@@ -76,7 +76,7 @@ void ClickHouseSinkTask::report(int partition, OffsetRange records) {
   if (auto* t = host_.trace()) {
     const bool has_dlq = !deps_.options->errors_deadletterqueue_topic_name.empty();
     t->story(host_.now(), host_.name(), has_dlq ? "dlq" : "dropped",
-             host_.name() + ": offsets " + range_text(records) + " of partition " +
+             host_.name() + ": offsets " + offsets_text(records) + " of partition " +
                  std::to_string(partition) +
                  (has_dlq ? " sent to the DLQ " + deps_.options->errors_deadletterqueue_topic_name
                           : " skipped: no DLQ keeps them"));

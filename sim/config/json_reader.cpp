@@ -89,10 +89,14 @@ const nlohmann::json* OptionReader::find(std::string_view key) {
   return it != object_.end() ? &*it : nullptr;
 }
 
-void OptionReader::fail(std::string_view, const nlohmann::json& value,
+void OptionReader::fail(std::string_view key, const nlohmann::json& value,
                         const std::string& expected) const {
   // used_key_: the key as the config spelled it (an alias, if that was given).
-  throw_config_error(path_of(used_key_), "expected " + expected + ", found " + describe_json_value(value));
+  std::string message = "expected " + expected + ", found " + describe_json_value(value);
+  for (const auto& [k, why] : limits_) {
+    if (k == key) message += " (pipesim's bound: " + why + ")";
+  }
+  throw_config_error(path_of(used_key_), message);
 }
 
 void OptionReader::integer(std::string_view key, std::int64_t& field, std::int64_t min,
@@ -232,6 +236,10 @@ void OptionReader::removed(std::string_view key, std::string_view replacement) {
   }
 }
 
+void OptionReader::limit(std::string_view key, std::string_view why) {
+  limits_.emplace_back(key, why);
+}
+
 void OptionReader::finish() {
   for (const auto& item : object_.items()) {
     // Not a structured binding: clang 14 cannot capture one in the lambda below.
@@ -257,21 +265,46 @@ void OptionWriter::duration(std::string_view k, const Time& f, Time, Time, std::
   out_[std::string(k)] = format_duration(f);
 }
 
-void OptionLister::real(std::string_view k, const double& f, double, double, std::string_view d) {
-  add(k, real_text(f), d);
+void OptionLister::real(std::string_view k, const double& f, double lo, double hi,
+                        std::string_view d) {
+  add(k, real_text(f), d, Kind::REAL, lo, hi);
 }
 
 void OptionLister::choice(std::string_view k, const std::string& f,
                           std::initializer_list<std::string_view> c, std::string_view d) {
-  std::string doc(d);
-  doc += " (one of:";
-  for (const auto x : c) doc += " " + std::string(x);
-  doc += ")";
-  add(k, "\"" + f + "\"", doc);
+  add(k, "\"" + f + "\"", d, Kind::CHOICE);
+  for (const auto x : c) rows_.back().choices.emplace_back(x);
 }
 
-void OptionLister::duration(std::string_view k, const Time& f, Time, Time, std::string_view d) {
-  add(k, "\"" + format_duration(f) + "\"", d);
+void OptionLister::duration(std::string_view k, const Time& f, Time lo, Time hi,
+                            std::string_view d) {
+  add(k, "\"" + format_duration(f) + "\"", d, Kind::DURATION, static_cast<double>(lo.us),
+      static_cast<double>(hi.us));
+}
+
+std::string OptionLister::Row::range() const {
+  const auto whole = [](double x) { return std::to_string(static_cast<std::int64_t>(x)); };
+  switch (kind) {
+    case Kind::INTEGER:
+    case Kind::MILLIS:
+      return whole(min) + " .. " + whole(max);
+    case Kind::REAL:
+      return real_text(min) + " .. " + real_text(max);
+    case Kind::DURATION:
+      return format_duration(Time{static_cast<std::int64_t>(min)}) + " .. " +
+             format_duration(Time{static_cast<std::int64_t>(max)});
+    case Kind::BOOLEAN:
+      return "true, false";
+    case Kind::CHOICE: {
+      std::string out = "one of:";
+      for (const auto& c : choices) out += " " + c;
+      return out;
+    }
+    case Kind::TEXT:
+    case Kind::ANY:
+      return "";
+  }
+  return "";
 }
 
 }  // namespace pipesim::sim

@@ -68,6 +68,10 @@ class OptionReader {
   // A key that no longer means anything: present, it is refused with a
   // message that says what replaced it.
   void removed(std::string_view key, std::string_view replacement);
+  // Why the next key's range stops where it does, when pipesim's bound is tighter
+  // than the real system's: said in the message of a value out of range. Call it
+  // before the key's own declaration.
+  void limit(std::string_view key, std::string_view why);
 
   // Raises ConfigError for the first unknown key (in the object's key order).
   void finish();
@@ -88,6 +92,7 @@ class OptionReader {
   std::vector<std::string> known_;
   std::vector<std::string> ignored_;
   std::vector<std::pair<std::string, std::string>> aliases_;
+  std::vector<std::pair<std::string, std::string>> limits_;
   std::vector<std::string> ignored_found_;
   std::function<bool(std::string_view)> real_known_;
   std::vector<std::string> real_candidates_;
@@ -122,51 +127,70 @@ class OptionWriter {
   void ignored(std::initializer_list<std::string_view>) {}
   void alias(std::string_view, std::string_view) {}
   void removed(std::string_view, std::string_view) {}
+  void limit(std::string_view, std::string_view) {}
   void finish() {}
 
  private:
   nlohmann::ordered_json& out_;
 };
 
-// Collects (key, default, doc) rows for the README's config reference.
+// Collects one row per key: its default, its range and its doc. The same rows
+// print the config reference (`pipesim validate --reference`) and tell the
+// swarm test what to draw (tests/swarm_test.cpp), so a new key joins both.
 class OptionLister {
  public:
+  enum class Kind { INTEGER, REAL, BOOLEAN, TEXT, CHOICE, MILLIS, DURATION, ANY };
   struct Row {
     std::string key;
-    std::string default_value;
+    std::string default_value;  // as the reference prints it
     std::string doc;
+    Kind kind = Kind::ANY;
+    // INTEGER, MILLIS (milliseconds): whole numbers; REAL: reals; DURATION:
+    // microseconds. Unused for the other kinds.
+    double min = 0;
+    double max = 0;
+    std::vector<std::string> choices;  // CHOICE
+    [[nodiscard]] std::string range() const;  // "1 .. 4096", "one of: a b", "" (free-form)
   };
-  void integer(std::string_view k, const std::int64_t& f, std::int64_t, std::int64_t,
+  void integer(std::string_view k, const std::int64_t& f, std::int64_t lo, std::int64_t hi,
                std::string_view d) {
-    add(k, std::to_string(f), d);
+    add(k, std::to_string(f), d, Kind::INTEGER, static_cast<double>(lo), static_cast<double>(hi));
   }
-  void real(std::string_view k, const double& f, double, double, std::string_view d);
+  void real(std::string_view k, const double& f, double lo, double hi, std::string_view d);
   void boolean(std::string_view k, const bool& f, std::string_view d) {
-    add(k, f ? "true" : "false", d);
+    add(k, f ? "true" : "false", d, Kind::BOOLEAN);
   }
   void text(std::string_view k, const std::string& f, std::string_view d) {
-    add(k, "\"" + f + "\"", d);
+    add(k, "\"" + f + "\"", d, Kind::TEXT);
   }
   void choice(std::string_view k, const std::string& f, std::initializer_list<std::string_view> c,
               std::string_view d);
-  void millis(std::string_view k, const Time& f, std::int64_t, std::int64_t, std::string_view d) {
-    add(k, std::to_string(f.us / 1000), d);
+  void millis(std::string_view k, const Time& f, std::int64_t lo, std::int64_t hi,
+              std::string_view d) {
+    add(k, std::to_string(f.us / 1000), d, Kind::MILLIS, static_cast<double>(lo),
+        static_cast<double>(hi));
   }
-  void duration(std::string_view k, const Time& f, Time, Time, std::string_view d);
+  void duration(std::string_view k, const Time& f, Time lo, Time hi, std::string_view d);
   void any(std::string_view k, const nlohmann::json& f, const JsonCheck&, std::string_view d) {
-    add(k, f.dump(), d);
+    add(k, f.dump(), d, Kind::ANY);
   }
   void ignored(std::initializer_list<std::string_view>) {}
   void alias(std::string_view, std::string_view) {}
   void removed(std::string_view, std::string_view) {}
+  void limit(std::string_view, std::string_view why) { limit_ = why; }
   void finish() {}
   [[nodiscard]] const std::vector<Row>& rows() const { return rows_; }
 
  private:
-  void add(std::string_view k, std::string v, std::string_view d) {
-    rows_.push_back({std::string(k), std::move(v), std::string(d)});
+  void add(std::string_view k, std::string v, std::string_view d, Kind kind, double lo = 0,
+           double hi = 0) {
+    std::string doc(d);
+    if (!limit_.empty()) doc += " (pipesim's bound: " + std::string(limit_) + ")";
+    limit_ = {};
+    rows_.push_back({std::string(k), std::move(v), std::move(doc), kind, lo, hi, {}});
   }
   std::vector<Row> rows_;
+  std::string_view limit_;
 };
 
 }  // namespace pipesim::sim

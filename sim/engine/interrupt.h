@@ -29,7 +29,7 @@ void clear_interrupt() noexcept;
 // Throws Interrupted if a signal was recorded.
 void throw_if_interrupted();
 
-// What the event loop does every 2^16 events: throw_if_interrupted(), then
+// What the event loop does every 2^10 events: throw_if_interrupted(), then
 // tell this thread's observer (if any) how far simulated time has come: the
 // progress line of a command that runs one seed. Observing never changes a run.
 void checkpoint(Time now);

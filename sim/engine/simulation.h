@@ -57,13 +57,14 @@ class Simulation {
 
   // Runs every event with time <= end, in (time, sequence) order; leaves now() at end.
   // Throws Interrupted when the user interrupts the program (checked every
-  // 2^16 events, where a progress observer hears the time: sim/engine/interrupt.h).
+  // 2^10 events, where a progress observer hears the time: sim/engine/interrupt.h; an
+  // event can cost O(partitions), and Ctrl-C must act within a second with thousands).
   void run_until(Time end) {
     finish_top();  // in case a handler calls run_until
     while (!queue_.empty()) {
       const Event& top = queue_.top();
       if (top.at > end) break;
-      if ((next_check_++ & 0xFFFF) == 0) [[unlikely]] checkpoint(top.at);
+      if ((next_check_++ & 0x3FF) == 0) [[unlikely]] checkpoint(top.at);
       now_ = top.at;
       if (top.incarnation != incarnations_[top.target]) [[unlikely]] {
         ++events_dropped_;
