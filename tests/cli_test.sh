@@ -69,6 +69,16 @@ else
 fi
 VALIDATE_DIGEST=$(sed -n 's/^config OK (digest \([0-9a-f]*\)).*/\1/p' "$OUT")
 
+# The README's config reference (its last section) is what `validate --reference` prints:
+# every key with its default and its range (the ranges the swarm test draws from).
+run "$PIPESIM" validate --reference
+if [ -n "$SRC" ] && [ "$RC" -eq 0 ] && sed -n '/^### `workload`/,$p' "$SRC/README.md" | cmp -s - "$OUT"; then
+  pass "validate --reference: the README's config reference, word for word"
+else
+  fail "validate --reference: the README's config reference, word for word" \
+    "regenerate it: build/pipesim validate --reference, from README's '### \`workload\`' to its end"
+fi
+
 run "$PIPESIM" validate
 expect_rc "validate with no config (production baseline)" 0
 BASELINE_DIGEST=$(sed -n 's/^config OK (digest \([0-9a-f]*\)).*/\1/p' "$OUT")

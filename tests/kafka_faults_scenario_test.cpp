@@ -57,7 +57,7 @@ TEST(KafkaFaults, ProducerSettingsDoNotShiftTheWorkloadOrTheFaultTimeline) {
 }
 
 // The sanitizer build checks 2 seeds of each setting, the Release build 6.
-constexpr std::uint64_t kConservationSeeds = testing_support::kUnderSanitizer ? 2 : 6;
+constexpr std::uint64_t kConservationSeeds = testing_support::kUnderSanitizer ? 2 : 3;
 
 TEST(KafkaFaults, ConservationHoldsOverManySeedsAndSettings) {
   // settle() throws on a conservation violation; every id must also end in a

@@ -25,9 +25,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <initializer_list>
 #include <iostream>
 #include <map>
@@ -74,18 +76,27 @@ class Draw {
     return lo + static_cast<std::int64_t>(r_.below(static_cast<std::uint64_t>(hi - lo + 1)));
   }
   double unit() { return r_.uniform01(); }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(r_.below(n)); }
 
  private:
   sim::RandomStream r_;
 };
 
+struct DrawnKey {
+  std::string path;
+  int end = 0;  // -1 drawn at its minimum, +1 at its maximum, 0 elsewhere
+};
+
 struct SwarmCase {
   json raw;
+  std::vector<DrawnKey> drawn;  // documented keys set by draw_documented_keys
   std::uint64_t seed = 1;
   // Scheduled faults with at < run.duration, per kind: each must fire.
   std::map<std::string, std::int64_t> scheduled;
   std::vector<std::string> kinds;  // kinds with at least one spec
 };
+
+std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc);
 
 // A random valid config. Every section and most keys are left at their
 // default half of the time (swarm: each run exercises a random subset).
@@ -95,12 +106,15 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   json& raw = sc.raw;
   raw = json::object();
 
-  // Small workloads, minutes of simulated time: every run stays cheap.
-  const std::string duration = d.pick_text({"1s", "10m", "30m", "1h"});
+  // Small workloads, minutes to a day of simulated time: every run stays cheap
+  // (a day at most 86,400 records; draw_documented_keys keeps a bound).
+  const std::string duration = d.pick_text({"1s", "10m", "30m", "1h", "6h", "1d"});
   const sim::Time horizon = *sim::parse_duration(duration);
   raw["run"] = {{"duration", duration}, {"drain", d.pick_text({"0s", "1m", "10m", "30m"})}};
   raw["workload"] = {
-      {"records_per_day", d.pick<std::int64_t>({0, 86400, 864000, 8640000, 8640000})}};
+      {"records_per_day", horizon > sim::Time::hours(1)
+                              ? d.pick<std::int64_t>({0, 8640, 86400})
+                              : d.pick<std::int64_t>({0, 86400, 864000, 8640000, 8640000})}};
   if (d.coin()) raw["workload"]["profile"] = d.pick_text({"constant", "production"});
   if (d.coin(0.2)) {
     json hourly = json::array();
@@ -262,8 +276,181 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   if (!raw.contains("faults")) {
     for (const auto& f : default_faults()) sc.kinds.push_back(f.kind);
   }
+  sc.drawn = draw_documented_keys(d, sc);
   sc.seed = 1 + d.between(0, 999999);
   return sc;
+}
+
+// ------------------------------------------------------------------------------------------
+// Every documented key across its documented range. The keys, kinds and ranges come from
+// config_keys(), the declarations `pipesim validate --reference` prints, so a new key joins
+// the swarm by itself. Each config sets a few of them, each to its minimum, its maximum, its
+// default or a value between (log-uniform over wide ranges); a value the rest of the config
+// makes inconsistent (config.cpp refuses it) is left out again. The generator test below
+// checks that over the CI's configs every key was drawn, and at both ends of its range.
+
+// Values for the keys whose kind has no range (free text, free-form JSON): a new such key
+// must be given its values here (SwarmGenerator.DrawsEveryDocumentedKey fails until then).
+const std::map<std::string, std::vector<json>>& free_form_values() {
+  static const std::map<std::string, std::vector<json>> values = {
+      {"workload.profile", {"production", "constant",
+                            json::array({1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23})}},
+      {"connector.name", {"x", "clickhouse-sink-with-a-rather-long-name.v2"}},
+      {"connector.topics", {"events", "t"}},
+      {"connector.jdbcConnectionProperties",
+       {"", "?socket_timeout=1", "?socket_timeout=300000&connect_timeout=1"}},
+      {"connector.errors.deadletterqueue.topic.name", {"", "dlq"}},
+  };
+  return values;
+}
+
+// The keys whose extreme values make a run cost what it simulates (records, tasks,
+// partitions) are bounded jointly by budget() after drawing; run.duration stays within a day.
+constexpr double kMaxRecordsPerRun = 2e5;
+
+std::string key_path(const ConfigKey& k) { return k.section + "." + k.row.key; }
+
+json draw_value(Draw& d, const ConfigKey& k, int& end) {
+  using Kind = sim::OptionLister::Kind;
+  const auto& r = k.row;
+  double lo = r.min;
+  double hi = r.max;
+  // Simulated time up to a day: a drain of a year is idle time at a year's cost.
+  if (key_path(k) == "run.duration" || key_path(k) == "run.drain") {
+    hi = std::min(hi, static_cast<double>(sim::Time::days(1).us));
+  }
+  const int which = static_cast<int>(d.between(0, 3));  // min, max, default, between
+  end = which == 0 ? -1 : which == 1 ? 1 : 0;
+  const auto between = [&](double a, double b) {
+    if (a > 0 && b / a > 100) return std::exp(std::log(a) + d.unit() * (std::log(b) - std::log(a)));
+    return a + d.unit() * (b - a);
+  };
+  const auto pick_number = [&](double def) {
+    return which == 0 ? lo : which == 1 ? hi : which == 2 ? def : between(lo, hi);
+  };
+  switch (r.kind) {
+    case Kind::INTEGER:
+    case Kind::MILLIS:
+      return static_cast<std::int64_t>(std::llround(pick_number(std::stod(r.default_value))));
+    case Kind::REAL:
+      return pick_number(std::stod(r.default_value));
+    case Kind::DURATION: {
+      const double def = static_cast<double>(sim::parse_duration(json::parse(r.default_value).get<std::string>())->us);
+      return sim::format_duration(sim::Time{static_cast<std::int64_t>(pick_number(def))});
+    }
+    case Kind::BOOLEAN:
+      end = 0;
+      return d.coin();
+    case Kind::CHOICE:
+      end = 0;
+      return r.choices[d.below(r.choices.size())];
+    case Kind::TEXT:
+    case Kind::ANY: {
+      end = 0;
+      const auto v = free_form_values().find(key_path(k));
+      if (v == free_form_values().end()) return json::parse(r.default_value);  // the test says so
+      return v->second[d.below(v->second.size())];
+    }
+  }
+  return nullptr;
+}
+
+// Keeps a run's work bounded whatever was drawn: at most an hour of thousands of tasks or
+// partitions, at most kMaxRecordsPerRun records (a drawn key keeps its value, the other one
+// gives way).
+void budget(json& raw, const std::vector<DrawnKey>& drawn) {
+  const auto was_drawn = [&](const char* path) {
+    return std::any_of(drawn.begin(), drawn.end(), [&](const DrawnKey& k) { return k.path == path; });
+  };
+  const double day_us = static_cast<double>(sim::Time::days(1).us);
+  double days =
+      static_cast<double>(sim::parse_duration(raw["run"]["duration"].get<std::string>())->us) / day_us;
+  // Thousands of tasks or partitions cost per simulated second: an hour of them at most.
+  const auto members = raw["connect"].value("tasks.max", std::int64_t{8}) +
+                       raw["kafka"].value("num.partitions", std::int64_t{8});
+  if (members > 1000 && days > 1.0 / 24) {
+    if (was_drawn("run.duration")) {
+      raw["connect"]["tasks.max"] = std::min<std::int64_t>(raw["connect"].value("tasks.max", std::int64_t{8}), 500);
+      raw["kafka"]["num.partitions"] = std::min<std::int64_t>(raw["kafka"].value("num.partitions", std::int64_t{8}), 500);
+    } else {
+      raw["run"]["duration"] = "1h";
+      raw["run"]["drain"] = "10m";
+    }
+  }
+  days = static_cast<double>(sim::parse_duration(raw["run"]["duration"].get<std::string>())->us) / day_us;
+  const double per_day = static_cast<double>(raw["workload"].value("records_per_day", std::int64_t{200000000}));
+  if (per_day * days <= kMaxRecordsPerRun) return;
+  if (was_drawn("workload.records_per_day") && !was_drawn("run.duration")) {
+    const auto us = std::max<std::int64_t>(1000000, static_cast<std::int64_t>(kMaxRecordsPerRun / per_day * day_us));
+    raw["run"]["duration"] = sim::format_duration(sim::Time{us});
+  } else {
+    raw["workload"]["records_per_day"] = static_cast<std::int64_t>(kMaxRecordsPerRun / days);
+  }
+}
+
+// A value at an end of its range is often inconsistent with the rest of a config: the keys
+// that config.cpp checks it against are set so that it holds (config.cpp's rules, and
+// kafka-clients' and ClickHouse's behind them), so that each end is drawn at all.
+void make_room(json& raw, const std::string& path, const json& value) {
+  const auto whole = [&] { return value.get<std::int64_t>(); };
+  if (path == "kafka.replication.factor") {
+    raw["kafka"]["brokers"] = std::max<std::int64_t>(whole(), raw["kafka"].value("brokers", 3));
+    raw["kafka"]["min.insync.replicas"] = 1;
+  } else if (path == "kafka.min.insync.replicas") {
+    raw["kafka"]["brokers"] = std::max<std::int64_t>(whole(), raw["kafka"].value("brokers", 3));
+    raw["kafka"]["replication.factor"] = whole();
+  } else if (path == "kafka.brokers") {
+    raw["kafka"]["replication.factor"] = std::min<std::int64_t>(whole(), raw["kafka"].value("replication.factor", 1));
+    raw["kafka"]["min.insync.replicas"] = 1;
+  } else if (path == "clickhouse.insert_quorum") {
+    raw["clickhouse"]["replicas"] = std::max<std::int64_t>(whole(), 1);
+  } else if (path == "clickhouse.replicas") {
+    raw["clickhouse"]["insert_quorum"] = 0;
+  } else if (path == "clickhouse.parts_to_delay_insert" || path == "clickhouse.parts_to_throw_insert") {
+    // parts_to_delay_insert must stay below parts_to_throw_insert (0: off).
+    raw["clickhouse"][path == "clickhouse.parts_to_delay_insert" ? "parts_to_throw_insert"
+                                                                  : "parts_to_delay_insert"] = 0;
+  } else if (path == "producer.delivery.timeout.ms") {
+    // at least linger.ms + request.timeout.ms (kafka-clients' ProducerConfig)
+    raw["producer"]["linger.ms"] = 0;
+    raw["producer"]["request.timeout.ms"] = std::max<std::int64_t>(1, std::min<std::int64_t>(whole(), 30000));
+  } else if (path.rfind("keeper.", 0) == 0 && path != "keeper.background_ops_per_s" &&
+             path != "keeper.background_clients") {
+    // Keeper's own capacity and latency: without background load nothing can exceed them.
+    raw["keeper"]["background_ops_per_s"] = 0;
+  } else if (path == "keeper.background_ops_per_s") {
+    raw["keeper"]["capacity_ops_per_s"] = 100000000;  // above background's largest value
+    raw["keeper"]["latency"] = "1us";
+    raw["keeper"]["background_clients"] = 1000000;
+  }
+}
+
+// Sets a few documented keys of `sc` to drawn values; returns the keys kept.
+std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc) {
+  static const std::vector<ConfigKey> keys = config_keys();
+  std::vector<DrawnKey> kept;
+  const std::int64_t count = d.between(2, 8);
+  for (std::int64_t i = 0; i < count; ++i) {
+    const ConfigKey& k = keys[d.below(keys.size())];
+    int end = 0;
+    const json value = draw_value(d, k, end);
+    json trial = sc.raw;
+    if (!trial.contains(k.section)) trial[k.section] = json::object();
+    make_room(trial, key_path(k), value);
+    trial[k.section][k.row.key] = value;
+    std::vector<DrawnKey> with = kept;
+    with.push_back({key_path(k), end});
+    budget(trial, with);
+    try {
+      (void)load_config(trial);
+    } catch (const sim::ConfigError&) {
+      continue;  // inconsistent with the rest of this config: left out
+    }
+    sc.raw = std::move(trial);
+    kept = std::move(with);
+  }
+  return kept;
 }
 
 double value(const sim::Metrics& m, const std::string& name) {
@@ -380,10 +567,17 @@ TEST_P(Swarm, RandomValidConfigsKeepEveryInvariant) {
   const std::int64_t only = env_int("PIPESIM_SWARM_CASE", -1);
   const int shard = GetParam();
   std::int64_t ran = 0;
+  const bool times = env_int("PIPESIM_SWARM_TIMES", 0) != 0;
   for (std::int64_t i = shard; i < configs; i += kShards) {
     if (only >= 0 && i != only) continue;
+    // PIPESIM_SWARM_TIMES=1: each case's CPU time on stderr (which configs cost the most).
+    const std::clock_t started = std::clock();
     if (const std::string problem = run_case(swarm_seed, i); !problem.empty())
       ADD_FAILURE() << problem;
+    if (times) {
+      std::cerr << "swarm case " << i << ": "
+                << static_cast<double>(std::clock() - started) / CLOCKS_PER_SEC << " s\n";
+    }
     ++ran;
   }
   if (only < 0) {
@@ -424,6 +618,16 @@ TEST(SwarmFindings, KeeperBacklogFarBeyondCapacityIsNotScheduledInThePast) {
   }
 }
 
+// request.timeout.ms near its largest value: delivery.timeout.ms was raised to linger.ms +
+// request.timeout.ms beyond its own range, and the printed config did not load back. Now
+// capped at Integer.MAX_VALUE as kafka-clients' ProducerConfig caps it.
+TEST(SwarmFindings, DeliveryTimeoutRaisedToLingerPlusRequestTimeoutStaysInItsRange) {
+  const Config c = load_config({{"producer", {{"request.timeout.ms", 2147483647}, {"linger.ms", 30000}}}});
+  EXPECT_EQ(c.producer.delivery_timeout, sim::Time::millis(2147483647));
+  const Config reloaded = load_config(json::parse(effective_config(c).dump()));
+  EXPECT_EQ(reloaded.producer.delivery_timeout, c.producer.delivery_timeout);
+}
+
 // The swarm reaches the pipeline's rare paths (FoundationDB's CODE_PROBE
 // idea): over the configs of the CI run, some runs throw State MISMATCH,
 // CONTAINS and ERROR State, fail a task, send to the DLQ, duplicate rows by
@@ -461,6 +665,31 @@ TEST(SwarmGenerator, ReachesTheRarePaths) {
     for (const auto& p : probes) runs_with[p] += value(m, p) > 0 ? 1 : 0;
   }
   for (const auto& p : probes) EXPECT_GE(runs_with[p], 1) << p;
+}
+
+// Over the configs of the CI run, every documented key (config_keys(): the reference's
+// list) was set, and each with a range at both of its ends; the keys without a range have
+// values in free_form_values().
+TEST(SwarmGenerator, DrawsEveryDocumentedKeyAtBothEndsOfItsRange) {
+  using Kind = sim::OptionLister::Kind;
+  std::map<std::string, std::array<int, 3>> seen;  // [min, elsewhere, max]
+  for (std::int64_t i = 0; i < kDefaultConfigs; ++i) {
+    for (const auto& k : draw_case(1, i).drawn) ++seen[k.path][static_cast<std::size_t>(k.end + 1)];
+  }
+  for (const auto& k : config_keys()) {
+    const std::string path = key_path(k);
+    const auto& s = seen[path];
+    EXPECT_GT(s[0] + s[1] + s[2], 0) << path << " was never drawn";
+    const bool ranged = k.row.kind == Kind::INTEGER || k.row.kind == Kind::REAL ||
+                        k.row.kind == Kind::MILLIS || k.row.kind == Kind::DURATION;
+    if (ranged) {
+      EXPECT_GT(s[0], 0) << path << " never drawn at its minimum " << k.row.range();
+      EXPECT_GT(s[2], 0) << path << " never drawn at its maximum " << k.row.range();
+    }
+    if (k.row.kind == Kind::TEXT || k.row.kind == Kind::ANY) {
+      EXPECT_TRUE(free_form_values().count(path)) << path << ": give it values in free_form_values()";
+    }
+  }
 }
 
 // The generator really reaches the extremes the swarm is meant to cover.

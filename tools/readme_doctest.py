@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 DIRECTIVE = re.compile(r"^<!-- doctest: (skip|mask):? (.*) -->$")
 
@@ -149,16 +150,19 @@ def main():
             return out
 
         for command, expected in commands(block):
+            started = time.monotonic()
             run = subprocess.run(["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
             actual = clean(run.stdout.split("\n"))
             want = clean(expected)
             checked += 1
+            # The wall time of each command: where the test's time goes (CI's budget).
+            took = f"({time.monotonic() - started:.1f} s)"
             if matches(want, actual):
-                print(f"ok   README.md:{line_number}: $ {command.splitlines()[0]}")
+                print(f"ok   README.md:{line_number} {took}: $ {command.splitlines()[0]}")
             else:
                 failures += 1
-                print(f"FAIL README.md:{line_number}: $ {command.splitlines()[0]}")
+                print(f"FAIL README.md:{line_number} {took}: $ {command.splitlines()[0]}")
                 print("  README shows:")
                 for line in want:
                     print("    " + line)
