@@ -109,7 +109,7 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   // Small workloads, minutes to a day of simulated time: every run stays cheap
   // (a day at most 86,400 records; draw_documented_keys keeps a bound).
   const std::string duration = d.pick_text({"1s", "10m", "30m", "1h", "6h", "1d"});
-  const sim::Time horizon = *sim::parse_duration(duration);
+  sim::Time horizon = *sim::parse_duration(duration);
   raw["run"] = {{"duration", duration}, {"drain", d.pick_text({"0s", "1m", "10m", "30m"})}};
   raw["workload"] = {
       {"records_per_day", horizon > sim::Time::hours(1)
@@ -125,6 +125,11 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   if (d.coin(0.2)) raw["workload"]["record_bytes"] = d.pick<std::int64_t>({1, 100000000});
 
   const std::int64_t partitions = d.pick<std::int64_t>({1, 1, 2, 3, 8, 64});
+  // 64 partitions poll and wait per simulated second: an hour of them at most.
+  if (partitions > 8 && horizon > sim::Time::hours(1)) {
+    horizon = sim::Time::hours(1);
+    raw["run"]["duration"] = "1h";
+  }
   const std::int64_t brokers = d.pick<std::int64_t>({1, 3, 5});
   const std::int64_t rf = d.between(1, brokers);
   raw["kafka"] = {{"num.partitions", partitions},
@@ -276,7 +281,10 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   if (!raw.contains("faults")) {
     for (const auto& f : default_faults()) sc.kinds.push_back(f.kind);
   }
-  sc.drawn = draw_documented_keys(d, sc);
+  // The documented keys' layer joins the runs with PIPESIM_SWARM_KEYS=1: not yet in CI's
+  // runs, where its first draws found configs that run for minutes (issue 33's note); the
+  // generator test below checks its draws on every CI run.
+  if (env_int("PIPESIM_SWARM_KEYS", 0) != 0) sc.drawn = draw_documented_keys(d, sc);
   sc.seed = 1 + d.between(0, 999999);
   return sc;
 }
@@ -356,8 +364,8 @@ json draw_value(Draw& d, const ConfigKey& k, int& end) {
   return nullptr;
 }
 
-// Keeps a run's work bounded whatever was drawn: at most an hour of thousands of tasks or
-// partitions, at most kMaxRecordsPerRun records (a drawn key keeps its value, the other one
+// Keeps a run's work bounded whatever was drawn: many tasks or partitions for a short time
+// only, at most kMaxRecordsPerRun records (a drawn key keeps its value, the other one
 // gives way).
 void budget(json& raw, const std::vector<DrawnKey>& drawn) {
   const auto was_drawn = [&](const char* path) {
@@ -366,15 +374,17 @@ void budget(json& raw, const std::vector<DrawnKey>& drawn) {
   const double day_us = static_cast<double>(sim::Time::days(1).us);
   double days =
       static_cast<double>(sim::parse_duration(raw["run"]["duration"].get<std::string>())->us) / day_us;
-  // Thousands of tasks or partitions cost per simulated second: an hour of them at most.
-  const auto members = raw["connect"].value("tasks.max", std::int64_t{8}) +
-                       raw["kafka"].value("num.partitions", std::int64_t{8});
-  if (members > 1000 && days > 1.0 / 24) {
+  // Every task and partition costs per simulated second (idle polls, fetch waits): hundreds
+  // of them for 10 minutes at most, more than 8 partitions for an hour at most.
+  const auto tasks = raw["connect"].value("tasks.max", std::int64_t{8});
+  const auto partitions = raw["kafka"].value("num.partitions", std::int64_t{8});
+  const double most_days = tasks + partitions > 200 ? 1.0 / 144 : partitions > 8 ? 1.0 / 24 : 1.0;
+  if (days > most_days) {
     if (was_drawn("run.duration")) {
-      raw["connect"]["tasks.max"] = std::min<std::int64_t>(raw["connect"].value("tasks.max", std::int64_t{8}), 500);
-      raw["kafka"]["num.partitions"] = std::min<std::int64_t>(raw["kafka"].value("num.partitions", std::int64_t{8}), 500);
+      raw["connect"]["tasks.max"] = std::min<std::int64_t>(tasks, 4);
+      raw["kafka"]["num.partitions"] = std::min<std::int64_t>(partitions, 4);
     } else {
-      raw["run"]["duration"] = "1h";
+      raw["run"]["duration"] = most_days < 1.0 / 24 ? "10m" : "1h";
       raw["run"]["drain"] = "10m";
     }
   }
@@ -419,6 +429,14 @@ void make_room(json& raw, const std::string& path, const json& value) {
              path != "keeper.background_clients") {
     // Keeper's own capacity and latency: without background load nothing can exceed them.
     raw["keeper"]["background_ops_per_s"] = 0;
+  } else if (path == "run.duration" && raw.contains("faults")) {
+    // Scheduled faults must fall inside the run (config.cpp): those after it go.
+    const sim::Time end = *sim::parse_duration(value.get<std::string>());
+    json kept = json::array();
+    for (const auto& f : raw["faults"]) {
+      if (!f.contains("at") || *sim::parse_duration(f["at"].get<std::string>()) < end) kept.push_back(f);
+    }
+    raw["faults"] = kept;
   } else if (path == "keeper.background_ops_per_s") {
     raw["keeper"]["capacity_ops_per_s"] = 100000000;  // above background's largest value
     raw["keeper"]["latency"] = "1us";
@@ -449,6 +467,16 @@ std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc) {
     }
     sc.raw = std::move(trial);
     kept = std::move(with);
+  }
+  // The faults that must fire, and the kinds present, as the config now has them.
+  if (sc.raw.contains("faults")) {
+    sc.scheduled.clear();
+    sc.kinds.clear();
+    for (const auto& f : sc.raw["faults"]) {
+      const std::string kind = f["kind"].get<std::string>();
+      if (f.contains("at")) ++sc.scheduled[kind];
+      if (std::find(sc.kinds.begin(), sc.kinds.end(), kind) == sc.kinds.end()) sc.kinds.push_back(kind);
+    }
   }
   return kept;
 }
@@ -674,7 +702,9 @@ TEST(SwarmGenerator, DrawsEveryDocumentedKeyAtBothEndsOfItsRange) {
   using Kind = sim::OptionLister::Kind;
   std::map<std::string, std::array<int, 3>> seen;  // [min, elsewhere, max]
   for (std::int64_t i = 0; i < kDefaultConfigs; ++i) {
-    for (const auto& k : draw_case(1, i).drawn) ++seen[k.path][static_cast<std::size_t>(k.end + 1)];
+    SwarmCase sc = draw_case(1, i);
+    Draw d(1, kDefaultConfigs + i);
+    for (const auto& k : draw_documented_keys(d, sc)) ++seen[k.path][static_cast<std::size_t>(k.end + 1)];
   }
   for (const auto& k : config_keys()) {
     const std::string path = key_path(k);
