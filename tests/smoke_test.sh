@@ -123,7 +123,9 @@ run "$PIPESIM" shrink "$CFG" --seed 1 --until "duplicate_rows >= 0" --max-runs 3
 expect_ok "shrink"
 is_json "shrink writes a config" "$TMP/shrunk.json"
 
-run "$PIPESIM" run "$CFG" --seeds 2 --importance worker_crash=2 --format json
+# Importance sampling tilts a Poisson fault's rate: the crash as a rate here.
+run "$PIPESIM" run "$CFG" --seeds 2 --set 'faults=[{"kind":"worker_crash","rate_per_day":48}]' \
+  --importance worker_crash=2 --format json
 expect_ok "run --importance"
 
 run "$PIPESIM" report "$TMP/run.json" --out "$TMP/run.html"
