@@ -21,7 +21,9 @@
 // name, 1000; the sanitizer build uses fewer) configs split over the shards below;
 // PIPESIM_SWARM_SEED (default 1) picks another set of configs; PIPESIM_SWARM_CASE=N runs only
 // config N; PIPESIM_SWARM_PRINT=1 prints each config run (as `validate --print`
-// writes it) and its seed to stderr.
+// writes it) and its seed to stderr; PIPESIM_SWARM_TIMES=1 prints each case's CPU time;
+// PIPESIM_SWARM_KEYS=1 adds a few documented keys at drawn values to every config (every
+// key of `validate --reference` across its range; not yet in CI's runs, see below).
 #include <gtest/gtest.h>
 
 #include <algorithm>
