@@ -71,6 +71,19 @@ pipeline::Config config_for(const GridPoint& g, bool exactly_once, double crashe
   return pipeline::load_config(raw);
 }
 
+// The costly points run half the seeds (their intervals are wider, still 99%):
+// those of 300,000 records or more per commit interval (a crash's window runs
+// event by event for them) and, for the share of crashes that stop, those of
+// 100 records/s or less (measured: ~60 s of CPU for a point's two runs in
+// tools/validation_crosscheck.py, against ~3 s at 1,000/s; why is an open
+// question for the heavy-days work). Duplicates per crash keep every seed at
+// low rates: at 100/s, 60 s, B 500 the simulation lies ~11% above r I / 2
+// (crashes before the successor's first commit, VALIDATION.md §1), and 6
+// seeds' interval no longer holds the closed form.
+int seeds_for(const GridPoint& g, int seeds, bool low_rates_too) {
+  return (low_rates_too && g.rate <= 100) || g.rate * g.interval_s >= 300000 ? seeds / 2 : seeds;
+}
+
 std::vector<sim::Metrics> runs_of(const pipeline::Config& c, int seeds) {
   std::vector<sim::Metrics> runs;
   for (int s = 1; s <= seeds; ++s) runs.push_back(pipeline::run_scenario(c, static_cast<std::uint64_t>(s)));
@@ -87,7 +100,7 @@ analytic::CrashInputs inputs(const GridPoint& g) {
 
 TEST(AnalyticCrossCheck, ShareOfCrashesThatStopAnExactlyOnceConnector) {
   for (const GridPoint& g : kGrid) {
-    const auto runs = runs_of(config_for(g, true, 12), 8);
+    const auto runs = runs_of(config_for(g, true, 12), seeds_for(g, 8, true));
     double stops = 0, crashes = 0;
     for (const auto& name : {"crash_episodes_state_mismatch", "crash_episodes_error_state"}) {
       for (const double x : pipeline::metric_column(runs, name)) stops += x;
@@ -105,7 +118,7 @@ TEST(AnalyticCrossCheck, ShareOfCrashesThatStopAnExactlyOnceConnector) {
 
 TEST(AnalyticCrossCheck, DuplicateRowsPerCrashWithExactlyOnceOff) {
   for (const GridPoint& g : kDuplicateGrid) {
-    const auto runs = runs_of(config_for(g, false, 6), 12);
+    const auto runs = runs_of(config_for(g, false, 6), seeds_for(g, 12, false));
     const auto e = pipeline::estimate(runs, "duplicate_rows_per_crash", 0.5, 0.99);
     ASSERT_TRUE(e);
     const double expected = analytic::duplicates_per_crash(inputs(g));

@@ -16,11 +16,13 @@ namespace {
 
 using test_support::metric;
 
+// Two hours of faults, one under the sanitizers (where a run is ~10x slower):
+// every claim below holds for each run, whatever its length.
 Config with(const nlohmann::json& extra) {
   nlohmann::json raw = {{"workload", {{"records_per_day", 8640000}, {"profile", "constant"}}},
                         {"kafka", {{"num.partitions", 4}}},
                         {"connect", {{"tasks.max", 2}}},
-                        {"run", {{"duration", "2h"}, {"drain", "30m"}}}};
+                        {"run", {{"duration", testing_support::kUnderSanitizer ? "1h" : "2h"}, {"drain", "30m"}}}};
   raw.merge_patch(extra);
   return load_config(raw);
 }
@@ -56,8 +58,10 @@ TEST(KafkaFaults, ProducerSettingsDoNotShiftTheWorkloadOrTheFaultTimeline) {
   }
 }
 
-// The sanitizer build checks 2 seeds of each setting, the Release build 6.
-constexpr std::uint64_t kConservationSeeds = testing_support::kUnderSanitizer ? 2 : 3;
+// The Release build checks 3 seeds of each setting, the sanitizer build 1.
+constexpr std::uint64_t kConservationSeeds = testing_support::kUnderSanitizer ? 1 : 3;
+// Seeds of the lost-answer tests.
+constexpr std::uint64_t kLostAnswerSeeds = testing_support::kUnderSanitizer ? 1 : 5;
 
 TEST(KafkaFaults, ConservationHoldsOverManySeedsAndSettings) {
   // settle() throws on a conservation violation; every id must also end in a
@@ -94,7 +98,9 @@ TEST(KafkaFaults, ConservationHoldsOverManySeedsAndSettings) {
   EXPECT_GT(dup, 0);
   EXPECT_GT(truncated, 0);
   EXPECT_GT(expired, 0);
-  EXPECT_GT(elections, 100 * static_cast<double>(kConservationSeeds) / 6);
+  // The leader changes alone (160 a day) give ~6.7 elections an hour in each of
+  // the 7 settings' runs: at least 10 per seed is far below that.
+  EXPECT_GT(elections, 10 * static_cast<double>(kConservationSeeds));
 }
 
 // Random lost answers without idempotence: every retry whose first attempt
@@ -108,7 +114,7 @@ const nlohmann::json kLostAnswers = nlohmann::json::parse(R"([
 TEST(KafkaFaults, WithoutIdempotenceDuplicatesEqualTheRetriedAppends) {
   const Config c = with({{"faults", kLostAnswers}, {"producer", {{"enable.idempotence", false}}}});
   double total = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+  for (std::uint64_t seed = 1; seed <= kLostAnswerSeeds; ++seed) {
     const sim::Metrics m = run_scenario(c, seed);
     const double extra_copies = metric(m, "kafka_records") - metric(m, "records_produced");
     EXPECT_EQ(metric(m, "duplicate_rows"), extra_copies) << "seed " << seed;
@@ -122,7 +128,7 @@ TEST(KafkaFaults, WithoutIdempotenceDuplicatesEqualTheRetriedAppends) {
 TEST(KafkaFaults, WithIdempotenceLostAnswersAddNoKafkaRecord) {
   const Config c = with({{"faults", kLostAnswers}});
   double retried = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+  for (std::uint64_t seed = 1; seed <= kLostAnswerSeeds; ++seed) {
     const sim::Metrics m = run_scenario(c, seed);
     EXPECT_EQ(metric(m, "kafka_records"), metric(m, "records_produced")) << "seed " << seed;
     EXPECT_EQ(metric(m, "duplicate_rows"), 0) << "seed " << seed;

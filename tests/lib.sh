@@ -24,16 +24,28 @@ fail() {
 OUT=$TMP/stdout
 ERR=$TMP/stderr
 RC=0
+# With PIPESIM_TEST_TIMES=FILE, each command's wall time is appended to FILE (where a
+# script's time goes: CI's budget).
 run() {
+  local started=$EPOCHREALTIME
   "$@" >"$OUT" 2>"$ERR" </dev/null
   RC=$?
+  time_log "$started" "$@"
 }
 # run_stdin INPUT CMD...: the same with INPUT on stdin.
 run_stdin() {
-  local input=$1
+  local input=$1 started=$EPOCHREALTIME
   shift
   printf '%s' "$input" | "$@" >"$OUT" 2>"$ERR"
   RC=$?
+  time_log "$started" "$@"
+}
+time_log() {  # time_log STARTED CMD...
+  [ -n "${PIPESIM_TEST_TIMES:-}" ] || return 0
+  local started=$1
+  shift
+  awk -v now="$EPOCHREALTIME" -v then="$started" -v cmd="$*" \
+    'BEGIN { printf "%.2f %s\n", now - then, cmd }' >>"$PIPESIM_TEST_TIMES"
 }
 
 show() {

@@ -45,7 +45,7 @@ json fault(const std::string& kind, double per_day, json params = json::object()
 
 json config(const std::string& group, double records_per_s, bool exactly_once) {
   json raw = json::object();
-  raw["run"] = {{"duration", "1h"}, {"drain", "10m"}};
+  raw["run"] = {{"duration", "30m"}, {"drain", "10m"}};
   raw["workload"] = {{"profile", "constant"},
                      {"records_per_day", static_cast<std::int64_t>(records_per_s * 86400)}};
   raw["kafka"] = {{"num.partitions", 4}};
@@ -53,7 +53,7 @@ json config(const std::string& group, double records_per_s, bool exactly_once) {
   raw["connector"] = {{"exactlyOnce", exactly_once}};
   // A small window: redeliveries and replays find their blocks pushed out.
   raw["clickhouse"] = {{"replicated_deduplication_window", 20}};
-  const double n = 12;  // of each kind a day: 2-3 faults an hour in all, quiet stretches between
+  const double n = 24;  // of each kind a day: 2-3 faults in a run, quiet stretches between
   if (group == "kafka") {
     raw["producer"] = {{"acks", "1"}, {"enable.idempotence", false}};
     raw["app"] = {{"on_send_failure", "retry_table"}};

@@ -5,7 +5,9 @@ seeds each, with the numbers read from `pipesim run --per-seed --format json`.
 Shares of crashes come with a 95% Wilson interval over the pooled crashes; rates
 per day and per crash with the interval pipesim's estimates give.
 
-usage: tools/baseline_table.py PIPESIM [--seeds 40]
+usage: tools/baseline_table.py PIPESIM [--seeds 40] [--questions K,...]
+--questions asks only those questions (0-based): the table's spot check in CI
+(tools/validation_doc.py --spot).
 """
 import argparse
 import json
@@ -39,10 +41,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("pipesim")
     parser.add_argument("--seeds", type=int, default=40)
+    parser.add_argument("--questions", help="only these questions, 0-based, comma-separated")
     args = parser.parse_args()
+    asked = [QUESTIONS[int(i)] for i in args.questions.split(",")] if args.questions else QUESTIONS
     print("| question | command | pipesim says |")
     print("|---|---|---|")
-    for question, flags in QUESTIONS:
+    for question, flags in asked:
         command = ["run", "--seeds", str(args.seeds)] + flags
         done = subprocess.run([args.pipesim] + command + ["--format", "json", "--per-seed"], check=True,
                               capture_output=True, text=True)

@@ -10,6 +10,9 @@ then plots both. The closed forms are written again here, independently of
 models/analytic/crash_outcome.cpp, from the derivation in its header.
 
 usage: tools/validation_crosscheck.py PIPESIM [--out docs/img/validation_crosscheck.png] [--seeds 8]
+                                      [--points I,J,...]
+--points computes only those rows of the grid (0-based): the table's spot check in CI
+(tools/validation_doc.py --spot).
 """
 import argparse
 import json
@@ -83,10 +86,12 @@ def main():
     parser.add_argument("pipesim")
     parser.add_argument("--out", default="docs/img/validation_crosscheck.png")
     parser.add_argument("--seeds", type=int, default=8)
+    parser.add_argument("--points", help="only these rows of the grid, 0-based, comma-separated")
     args = parser.parse_args()
+    grid = [GRID[int(i)] for i in args.points.split(",")] if args.points else GRID
 
     rows = []
-    for rate, interval, b in GRID:
+    for rate, interval, b in grid:
         _, total = run(args.pipesim, rate, interval, b, True, args.seeds, 12)
         crashes = total("crash_episodes")
         stops = total("crash_episodes_state_mismatch") + total("crash_episodes_error_state")
