@@ -73,8 +73,9 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
   Json src = Json::array(), lo_src = Json::array(), hi_src = Json::array();
   for (const auto& [metric, m] : result.at("metrics").items()) {
     const std::string verdict = m.value("verdict", std::string());
-    const auto p = [&](const std::string& field) {
-      return json_pointer({"metrics", metric, field});
+    // By copy: clang 14 cannot capture a structured binding (C++20 allows it).
+    const auto p = [&, name = metric](const std::string& field) {
+      return json_pointer({"metrics", name, field});
     };
     t.rows.push_back(
         {{metric, "", "text"},

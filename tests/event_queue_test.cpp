@@ -8,6 +8,7 @@
 #include "sim/engine/event_queue.h"
 #include "sim/engine/random.h"
 #include "sim/engine/simulation.h"
+#include "tests/under_sanitizer.h"
 
 namespace pipesim::sim {
 namespace {
@@ -137,9 +138,7 @@ TEST(EventQueue, SequenceNumbersUpToTheLimitOrderAndBeyondAreRefused) {
 // 2^24 pending events take ~800 MB here: not under the sanitizers, whose
 // shadow memory would multiply that.
 TEST(EventQueue, MoreThanTheSlotLimitPendingIsRefused) {
-#ifdef __SANITIZE_ADDRESS__
-  GTEST_SKIP() << "2^24 events under AddressSanitizer";
-#endif
+  if (pipesim::testing_support::kUnderSanitizer) GTEST_SKIP() << "2^24 events under AddressSanitizer";
   EventQueue q;
   q.reserve(EventQueue::kMaxPending);
   for (std::uint64_t i = 0; i < EventQueue::kMaxPending; ++i) q.push(Event{Time{0}, i, 0, 0, 0, 0});

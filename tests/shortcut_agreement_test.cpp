@@ -99,7 +99,7 @@ void expect_agreement(const json& raw, int seeds) {
   }
 }
 
-constexpr int kSeeds = 6;
+constexpr int kSeeds = 4;  // both paths on the same seeds: the least that gives an interval
 
 TEST(ShortcutAgreement, CoversEveryFaultKind) {
   std::set<std::string> seen;
