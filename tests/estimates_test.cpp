@@ -108,8 +108,8 @@ TEST(Compare, PairedIntervalIsNarrowerThanUnpairedOnTheSameSeeds) {
   const Config a = load_config(raw);
   raw["connect"]["offset.flush.interval.ms"] = 20000;
   const Config b = load_config(raw);
-  // 20 seeds; 8 under the sanitizers (a run there is ~10x slower).
-  const std::uint64_t seeds = testing_support::kUnderSanitizer ? 8 : 20;
+  // 20 seeds; 6 under the sanitizers (a run there is ~10x slower).
+  const std::uint64_t seeds = testing_support::kUnderSanitizer ? 6 : 20;
   std::vector<double> da, db;
   for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
     da.push_back(metric_column({run_scenario(a, seed)}, "duplicate_rows")[0]);

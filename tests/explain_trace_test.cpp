@@ -12,6 +12,7 @@
 #include "models/pipeline/scenario.h"
 #include "sim/report/chrome_trace.h"
 #include "sim/report/story_lines.h"
+#include "tests/under_sanitizer.h"
 
 namespace pipesim::pipeline {
 namespace {
@@ -135,16 +136,19 @@ TEST(Explain, CollapsesLinesThatRepeatEarlierOnes) {
 }
 
 // The crash at 90.5 s and the restarts after it fall within the first 15
-// minutes: enough of the lab for the checks of a whole trace below.
-Config crash_lab_first_15_minutes() {
+// minutes (5 under the sanitizers: the task is back at ~2.5 min): enough of the
+// lab for the checks of a whole trace below.
+Config crash_lab_first_minutes() {
   Config c = lab("crash_exactly_once_dlq.json");
-  c.run.duration = sim::Time::minutes(15);
-  c.run.drain = sim::Time::minutes(5);
+  c.run.duration = sim::Time::minutes(testing_support::kUnderSanitizer ? 5 : 15);
+  c.run.drain = sim::Time::minutes(testing_support::kUnderSanitizer ? 2 : 5);
   return c;
 }
+// The timeline detail kept by the Chrome-trace test: less than the run.
+const sim::Time kDetailWindow = sim::Time::minutes(testing_support::kUnderSanitizer ? 3 : 10);
 
 TEST(Explain, TracingDoesNotChangeTheRun) {
-  const Config c = crash_lab_first_15_minutes();
+  const Config c = crash_lab_first_minutes();
   sim::Trace trace(true);
   const TracedRun traced = run_scenario_traced(c, 3, trace);
   const sim::Metrics plain = run_scenario(c, 3);
@@ -153,8 +157,8 @@ TEST(Explain, TracingDoesNotChangeTheRun) {
 }
 
 TEST(Trace, ChromeTraceParsesAndHoldsTheExpectedTracks) {
-  sim::Trace trace(true, sim::Time{0}, sim::Time::minutes(10));
-  run_scenario_traced(crash_lab_first_15_minutes(), 1, trace);
+  sim::Trace trace(true, sim::Time{0}, kDetailWindow);
+  run_scenario_traced(crash_lab_first_minutes(), 1, trace);
   const auto json = nlohmann::json::parse(sim::chrome_trace_json(trace, "test"));
   std::set<std::string> tracks;
   std::set<std::string> phases;
@@ -171,10 +175,10 @@ TEST(Trace, ChromeTraceParsesAndHoldsTheExpectedTracks) {
   EXPECT_TRUE(keeper_counter);
   EXPECT_TRUE(put_span);
   EXPECT_TRUE(phases.count("i"));
-  // Detail stops at 10 min; story sentences (instant events) are kept throughout.
+  // Detail stops at the window's end; story sentences (instant events) are kept throughout.
   for (const auto& e : json["traceEvents"]) {
     if (e["ph"] == "X" || e["ph"] == "C") {
-      EXPECT_LE(e["ts"].get<std::int64_t>(), sim::Time::minutes(10).us);
+      EXPECT_LE(e["ts"].get<std::int64_t>(), kDetailWindow.us);
     }
   }
 }
@@ -184,7 +188,7 @@ TEST(Trace, ChromeTraceParsesAndHoldsTheExpectedTracks) {
 // the target in its args.
 TEST(Trace, SpansNestOrFollowOnEveryTrackAndFaultsNameTheirTarget) {
   sim::Trace trace(true);
-  run_scenario_traced(crash_lab_first_15_minutes(), 1, trace);
+  run_scenario_traced(crash_lab_first_minutes(), 1, trace);
   const auto json = nlohmann::json::parse(sim::chrome_trace_json(trace, "test"));
   std::map<int, std::string> names;
   std::map<int, std::vector<std::pair<std::int64_t, std::int64_t>>> spans;

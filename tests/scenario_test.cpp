@@ -78,9 +78,9 @@ TEST(Scenario, ConservationHoldsOverManySeedsWithCrashes) {
   // Every produced record is ok, duplicated, lost or pending: the distinct
   // ids in ClickHouse (rows - duplicate rows) + lost + pending == produced.
   // settle() also checks this and throws on a violation (as does the swarm
-  // test, on 1,000 random configs). 40 seeds, ~80 crashes; 4 under the
+  // test, on 1,000 random configs). 40 seeds, ~80 crashes; 2 under the
   // sanitizers (a run there is ~10x slower).
-  const std::uint64_t seeds = testing_support::kUnderSanitizer ? 4 : 40;
+  const std::uint64_t seeds = testing_support::kUnderSanitizer ? 2 : 40;
   const Config c = small({{"faults",
                            {{{"kind", "worker_crash"}, {"rate_per_day", 48}},
                             {{"kind", "task_restart"}, {"rate_per_day", 24}},
