@@ -4,6 +4,8 @@
 #   bash tools/ci_times.sh LOG_DIR "NAME|SECONDS" ...
 # The first entry is the apt installs; LOG_DIR/K is the output of the K-th stage after it; the budget is CI's
 # 1,800 s (README, "Tests").
+# No `head` after `sort` here: under pipefail, head's early exit kills sort with SIGPIPE
+# and the whole suite would fail with exit 141 after passing (CI run of 96b7c48).
 set -euo pipefail
 LOGS=${1:?usage: ci_times.sh LOG_DIR "NAME|SECONDS" ...}
 shift
@@ -17,7 +19,7 @@ for stage in "$@"; do
   printf '%-52s %6d s\n' "${stage%|*}" "${stage##*|}"
   [ -f "$LOGS/$k" ] || continue
   sed -nE 's/^.*Test +#[0-9]+: ([^ ]+) \.+.* ([0-9]+\.[0-9]+) sec.*$/\2 \1/p' "$LOGS/$k" |
-    sort -rn | head -n 10 | while read -r seconds name; do
+    sort -rn | awk 'NR <= 10' | while read -r seconds name; do
       printf '    %8.1f s  %s\n' "$seconds" "$name"
     done
 done
