@@ -42,7 +42,8 @@ Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t
       counts_(seed, "workload/arrivals"),
       instants_key_(sim::RandomStream(seed, "workload/arrival-instants").next_u64()),
       next_first_(static_cast<std::size_t>(partitions), 0),
-      arrival_hint_(static_cast<std::size_t>(partitions), 0) {
+      arrival_hint_(static_cast<std::size_t>(partitions), 0),
+      memo_(static_cast<std::size_t>(partitions)) {
   if (options.profile == "constant") {
     multipliers_.fill(1.0);
   } else if (options.profile.is_array()) {
@@ -220,6 +221,18 @@ sim::Time Workload::arrival_time(int partition, std::int64_t k) {
     return sim::Time{fixed_time_us(k)};
   }
   const auto p = static_cast<std::size_t>(partition);
+  // The producer asks about each partition's next record on every wake-up (next_wake):
+  // with thousands of partitions most of them ask again about the same record, and a
+  // record's instant never changes once drawn.
+  Memo& memo = memo_[p];
+  if (memo.k == k) return memo.at;
+  memo.k = k;
+  memo.at = locate(p, k);
+  return memo.at;
+}
+
+sim::Time Workload::locate(std::size_t p, std::int64_t k) {
+  const int partition = static_cast<int>(p);
   // Draw blocks until one holds record k, or the stop is reached.
   while (next_first_[p] <= k) {
     const std::int64_t next = base_ + static_cast<std::int64_t>(rows_.size());

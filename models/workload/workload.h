@@ -23,6 +23,7 @@
 // requests, the consumer's fetches) asks for them.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -51,7 +52,10 @@ class Workload {
   [[nodiscard]] int partitions() const { return partitions_; }
 
   // No record arrives at or after `stop` (the end of run.duration).
-  void set_stop(sim::Time stop) { stop_ = stop; }
+  void set_stop(sim::Time stop) {
+    stop_ = stop;
+    std::fill(memo_.begin(), memo_.end(), Memo{});  // answers beyond the stop change
+  }
   [[nodiscard]] sim::Time stop() const { return stop_; }
 
   // Records of `partition` that arrive in [0, t).
@@ -115,8 +119,15 @@ class Workload {
   std::deque<std::vector<Block>> rows_;  // rows_[i][p]: block base_ + i of partition p
   std::int64_t base_ = 0;
   std::vector<std::int64_t> next_first_;  // per partition: first index of the next block drawn
-  std::vector<std::int64_t> arrival_hint_;
-  std::vector<double> partial_;  // draw_instants' scratch  // per partition: the block of arrival_time's last answer
+  std::vector<std::int64_t> arrival_hint_;  // per partition: the block of arrival_time's last answer
+  std::vector<double> partial_;             // draw_instants' scratch
+  // Per partition: arrival_time's last question and answer.
+  struct Memo {
+    std::int64_t k = -1;
+    sim::Time at{};
+  };
+  std::vector<Memo> memo_;
+  sim::Time locate(std::size_t p, std::int64_t k);  // arrival_time without the memo
 };
 
 }  // namespace pipesim::workload
