@@ -245,35 +245,58 @@ TEST(KeeperLab, ExactlyOnceAddsOneReadAndTwoWritesOfTwoRequestsPerBatch) {
 
 // keeper_election at 69.9 s for 2 s: no leader until 71.9 s.
 
-TEST(KeeperLab, AnElectionFailsTheStateQueryWithKeeperException) {
-  // exactlyOnce: the put at 69.985 s first reads its state: no leader, 999,
-  // retriable. Redelivered at ~120.001 s: read, AFTER_PROCESSING NEW, write
-  // BEFORE, insert, write AFTER. 30 batches x 3 + the failed read + 3.
+TEST(KeeperLab, TheServerRetriesAStateReadThroughAShortElection) {
+  // exactlyOnce: the put at 69.985 s first reads its state: no leader. The
+  // server retries (keeper_max_retries 10, 100 ms doubling) at +0.1, +0.3,
+  // +0.7 and +1.5 s, still without a leader, and at +3.1 s = 73.085 s, past
+  // 71.9 s: answered, within the client's 30 s. No failure, no redelivery:
+  // 30 batches x 3 queries, 30 inserts.
   const Lab m("keeper_election_state_query_fails.json");
-  EXPECT_EQ(m["keeper_map_failures"], 1);
-  EXPECT_EQ(m["keeper_map_queries"], 94);
-  EXPECT_EQ(m["redeliveries"], 1);
-  EXPECT_EQ(m["inserts"], 31);  // the failed put inserted nothing
+  EXPECT_EQ(m["keeper_map_failures"], 0);
+  EXPECT_EQ(m["keeper_map_queries"], 90);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["inserts"], 30);
   EXPECT_EQ(m["duplicate_rows"], 0);
   EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // keeper_max_retries 0: the read fails at once with 999, retriable.
+  // Redelivered at ~120.001 s: read, AFTER_PROCESSING NEW, write BEFORE,
+  // insert, write AFTER. 30 batches x 3 + the failed read + 3.
+  const Lab once("keeper_election_state_query_fails.json", {"clickhouse.keeper_max_retries=0"});
+  EXPECT_EQ(once["keeper_map_failures"], 1);
+  EXPECT_EQ(once["keeper_map_queries"], 94);
+  EXPECT_EQ(once["redeliveries"], 1);
+  EXPECT_EQ(once["inserts"], 31);  // the failed put inserted nothing
+  EXPECT_EQ(once["duplicate_rows"], 0);
+  EXPECT_EQ(once["clickhouse_rows"], 15000);
 }
 
 TEST(KeeperLab, AStateWriteIsRetriedRetryCountTimesAtOnceBeforeItsError) {
   // The election starts at 69.98505 s, between the put's state read (sent
-  // at 69.985 s and answered by the old leader) and its
-  // BEFORE_PROCESSING write (sent at ~69.9851 s). queryV1 sends the write
-  // again at once, 3 attempts in all (retryCount 3), each a 999; then the
-  // RuntimeException is retriable and the batch is redelivered at ~120 s.
-  // Against the failed-read lab (94 queries, 1 failure): the read succeeds
-  // and 3 writes fail instead of 1 read, so 94 - 1 + 4 = 97 queries.
+  // at 69.985 s and answered by the old leader) and its BEFORE_PROCESSING
+  // write (sent at ~69.9851 s). The server retries the write's requests
+  // (insert_keeper_*: 100 ms doubling) and gets through at +3.1 s, past
+  // 71.985 s: no failure, 90 queries.
   const Lab m("keeper_election_state_write_retried.json");
-  EXPECT_EQ(m["keeper_map_failures"], 3);
-  EXPECT_EQ(m["keeper_map_queries"], 97);
-  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["keeper_map_failures"], 0);
+  EXPECT_EQ(m["keeper_map_queries"], 90);
+  EXPECT_EQ(m["redeliveries"], 0);
   EXPECT_EQ(m["duplicate_rows"], 0);
-  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // Without server retries (insert_keeper_max_retries 0) each attempt fails
+  // at once: queryV1 sends the write again at once, 3 attempts in all
+  // (retryCount 3), each a 999; then the RuntimeException is retriable and
+  // the batch is redelivered at ~120 s. Against the failed-read lab (94
+  // queries, 1 failure): the read succeeds and 3 writes fail instead of 1
+  // read, so 94 - 1 + 4 = 97 queries.
+  const Lab none("keeper_election_state_write_retried.json",
+                 {"clickhouse.insert_keeper_max_retries=0"});
+  EXPECT_EQ(none["keeper_map_failures"], 3);
+  EXPECT_EQ(none["keeper_map_queries"], 97);
+  EXPECT_EQ(none["redeliveries"], 1);
+  EXPECT_EQ(none["duplicate_rows"], 0);
+  EXPECT_EQ(none["clickhouse_rows"], 15000);
   // retryCount 1: a single attempt, as a read: 94 - 1 + 2 queries.
-  const Lab once("keeper_election_state_write_retried.json", {"connector.retryCount=1"});
+  const Lab once("keeper_election_state_write_retried.json",
+                 {"clickhouse.insert_keeper_max_retries=0", "connector.retryCount=1"});
   EXPECT_EQ(once["keeper_map_failures"], 1);
   EXPECT_EQ(once["keeper_map_queries"], 95);
 }
@@ -354,19 +377,26 @@ TEST(KeeperLab, ASessionLostLongerThanTheCommitRetriesFailsTheOrphansAndTheNextC
 TEST(ClickHouseLab, ACrashedReplicaRefusesOrHangs) {
   // One replica, down from 65 s to 95 s. A dead server process refuses the
   // insert at 69.985 s (210, retriable); a dead host never answers, so the
-  // client times out at 99.985 s. Either way the batch is redelivered at
-  // ~120.001 s to a live replica and written once.
+  // client's new connection (client_version V1) fails at connect_timeout, at
+  // 74.985 s (210 too), and a kept connection (V2) waits for the socket
+  // timeout, 99.985 s. Each way the batch is redelivered at ~120.001 s to a
+  // live replica and written once.
   const Lab refused("clickhouse_replica_crash_refused.json");
   EXPECT_EQ(refused["insert_answers.network_error_210"], 1);
   EXPECT_EQ(refused["insert_answers.client_timeout"], 0);
   EXPECT_EQ(refused["redeliveries"], 1);
   EXPECT_EQ(refused["duplicate_rows"], 0);
   const Lab hang("clickhouse_replica_crash_hang.json");
-  EXPECT_EQ(hang["insert_answers.client_timeout"], 1);
-  EXPECT_EQ(hang["insert_answers.network_error_210"], 0);
+  EXPECT_EQ(hang["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(hang["insert_answers.network_error_210"], 1);
   EXPECT_EQ(hang["redeliveries"], 1);
   EXPECT_EQ(hang["duplicate_rows"], 0);
   EXPECT_EQ(hang["clickhouse_rows"], 15000);
+  const Lab kept("clickhouse_replica_crash_hang.json", {"connector.client_version=V2"});
+  EXPECT_EQ(kept["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(kept["insert_answers.network_error_210"], 0);
+  EXPECT_EQ(kept["redeliveries"], 1);
+  EXPECT_EQ(kept["clickhouse_rows"], 15000);
 }
 
 TEST(ClickHouseFaults, ConservationHoldsUnderEveryClickHouseAndKeeperFault) {

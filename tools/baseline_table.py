@@ -11,8 +11,11 @@ usage: tools/baseline_table.py PIPESIM [--seeds 40] [--questions K,...]
 """
 import argparse
 import json
+import math
+import re
 import subprocess
 
+from keeper_mva import mva  # tools/keeper_mva.py
 from wilson import wilson as wilson_interval  # tools/wilson.py
 
 QUESTIONS = [
@@ -31,6 +34,56 @@ def wilson(x, n):
 def share(x, n):
     lo, hi = wilson(x, n)
     return f"{x / n if n else 0:.2f}, [{lo:.2f}, {hi:.2f}]"
+
+
+def reference(pipesim):
+    """The defaults `pipesim validate --reference` prints, as {"section.key": "value"}."""
+    text = subprocess.run([pipesim, "validate", "--reference"], check=True, capture_output=True,
+                          text=True).stdout
+    values, section = {}, None
+    for line in text.splitlines():
+        head = re.match(r"^### `(\w+)`", line)
+        if head:
+            section = head.group(1)
+        row = re.match(r"^\| `([^`]+)` \| `?\"?([^`\"|]*)\"?`? \|", line)
+        if row and section:
+            values[section + "." + row.group(1)] = row.group(2)
+    return values
+
+
+def ms(value):
+    """A duration of the reference ("15ms", "20us", "1s") in milliseconds."""
+    number, unit = re.match(r"^([0-9.]+)(us|ms|s)$", value).groups()
+    return float(number) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+
+
+def after_share_by_hand(pipesim):
+    """The share of a caught-up task's put cycle after which a crash leaves its partition's
+    KeeperMap state AFTER_PROCESSING, from the model's latencies (docs: README "What a query
+    to ClickHouse costs"), for one partition per task and the client_version V1 default.
+
+    A put: read (F + k), BEFORE write (F + 2k), insert (F + local + 2k), AFTER write (F + 2k),
+    where F is a query's cost besides its storage work: a new connection (TCP round trip, TLS
+    1.3 round trip, handshake work), the request's round trip, the server's overhead; k is a
+    Keeper request's mean time (exact MVA of the baseline's closed loop, tools/keeper_mva.py,
+    plus Keeper's round trip). A write is applied at the server whatever becomes of the task,
+    so a crash after the AFTER write left and before the next BEFORE write left leaves
+    AFTER_PROCESSING: f = (AFTER write + next read) / cycle = (2F + 3k) / (4F + 7k + local).
+    local: the part writing of the records that arrived during one cycle, at the day's mean
+    rate, times the lognormal factor's mean exp(sigma^2 / 2)."""
+    ref = reference(pipesim)
+    rtt = ms(ref["clickhouse.network_round_trip"])
+    fixed = rtt + (rtt + ms(ref["clickhouse.tls_handshake_work"])) + rtt + ms(ref["clickhouse.query_overhead"])
+    _, _, r = mva(int(ref["keeper.background_clients"]), 0.172767, int(ref["keeper.capacity_ops_per_s"]))
+    k = r * 1000 + ms(ref["keeper.latency"])
+    partitions = int(ref["kafka.num.partitions"])
+    rate_ms = int(ref["workload.records_per_day"]) / 86400 / partitions / 1000
+    base, per_row = ms(ref["clickhouse.insert_base_latency"]), ms(ref["clickhouse.insert_latency_per_row"])
+    factor = math.exp(float(ref["clickhouse.insert_latency_sigma"]) ** 2 / 2)
+    cycle = 4 * fixed + 7 * k + base * factor
+    for _ in range(50):  # rows per insert = rate x cycle: a fixed point
+        cycle = 4 * fixed + 7 * k + (base + per_row * rate_ms * cycle) * factor
+    return (2 * fixed + 3 * k) / cycle, partitions
 
 
 def estimate(e):
@@ -60,8 +113,16 @@ def main():
             rebalances = round(total("rebalance_episodes"))
             rebalance_stops = round(total("rebalance_episodes_state_mismatch") +
                                     total("rebalance_episodes_error_state"))
-            says = (f"**{error} of {crashes} crashes end in ERROR State ({share(error, crashes)}), "
-                    f"{mismatch} of {crashes} in State MISMATCH ({share(mismatch, crashes)})**; "
+            stopped = round(total("crash_episodes_stopped"))
+            after, states = round(total("crash_states_after_processing")), round(total("crash_states"))
+            f, partitions = after_share_by_hand(args.pipesim)
+            says = (f"**{stopped} of {crashes} crashes stop the connector ({share(stopped, crashes)}): "
+                    f"{error} in ERROR State ({share(error, crashes)}), "
+                    f"{mismatch} in State MISMATCH ({share(mismatch, crashes)})**; "
+                    f"the crashes left {after} of {states} partition states AFTER_PROCESSING "
+                    f"({share(after, states)}), by hand from the model's latencies f = {f:.2f} of a "
+                    f"put cycle, so P(State MISMATCH) = 1 - (1 - f)^{partitions} = "
+                    f"{1 - (1 - f) ** partitions:.2f}; "
                     f"{rebalance_stops} of {rebalances} graceful rebalances; tasks spend "
                     f"{est['task_downtime_s_per_day']['value']:,.0f} task-seconds per day FAILED "
                     f"(the restart_only runbook)")

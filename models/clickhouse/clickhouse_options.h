@@ -50,7 +50,31 @@ struct ClickHouseOptions {
   std::int64_t insert_keeper_max_retries = 20;
   sim::Time insert_keeper_retry_initial_backoff = sim::Time::millis(100);
   sim::Time insert_keeper_retry_max_backoff = sim::Time::seconds(10);
-  // Model: an insert's local work = base + per-row cost (a 500-row insert takes tens of ms).
+  // KeeperMap queries (the sink's exactlyOnce state) retry hardware Keeper
+  // errors (connection loss, session expired, operation timeout) on the
+  // server: ZooKeeperRetriesControl with the keeper_retry_* settings of
+  // 25.3 for reads; writes use the insert_keeper_* settings above.
+  std::int64_t keeper_max_retries = 10;
+  sim::Time keeper_retry_initial_backoff = sim::Time::millis(100);
+  sim::Time keeper_retry_max_backoff = sim::Time::seconds(5);
+  // Model: the path between the Connect worker and the service and the
+  // server's per-query work (models/clickhouse/query_path.h; README "What a
+  // query costs" cites the figures):
+  //  - the round trip: a worker and the service in one AWS region, in
+  //    different availability zones for 2 of 3 zone pairs; measured cross-AZ
+  //    averages 0.82-1.13 ms, plus the service's proxy hop: 1 ms;
+  //  - a full TLS handshake's work on both ends: ~6.2 ms for client and
+  //    server together in the JDK's own TLS, ~0.8 ms in OpenSSL (conscrypt
+  //    issue 247's benchmark): the JDK's half plus OpenSSL's half, 3.5 ms;
+  //  - ClickHouse's work per query before its storage work: "single digits of
+  //    milliseconds in the best case" for short queries (ClickHouse's
+  //    performance docs): the low end, 1 ms.
+  sim::Time network_round_trip = sim::Time::micros(1000);
+  sim::Time tls_handshake_work = sim::Time::micros(3500);
+  sim::Time query_overhead = sim::Time::micros(1000);
+  // Model: an insert's server-side work writing its part, before its Keeper
+  // requests: base + per-row cost (the connection, round trip and per-query
+  // overhead come on top, query_path.h).
   sim::Time insert_base_latency = sim::Time::millis(15);
   sim::Time insert_latency_per_row = sim::Time::micros(20);
   // Model: sigma of the lognormal factor on the local work (the replica's load).
@@ -134,8 +158,21 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
            86400000, "first wait before such a retry; doubles each time");
   v.millis("insert_keeper_retry_max_backoff_ms", o.insert_keeper_retry_max_backoff, 0, 86400000,
            "longest wait before such a retry");
+  v.integer("keeper_max_retries", o.keeper_max_retries, 0, 1000,
+            "server-side retries of a KeeperMap read's failed Keeper request");
+  v.millis("keeper_retry_initial_backoff_ms", o.keeper_retry_initial_backoff, 0, 86400000,
+           "first wait before such a retry; doubles each time");
+  v.millis("keeper_retry_max_backoff_ms", o.keeper_retry_max_backoff, 0, 86400000,
+           "longest wait before such a retry");
+  v.duration("network_round_trip", o.network_round_trip, sim::Time::micros(0), sim::Time::seconds(10),
+             "model: round trip between the Connect worker and ClickHouse");
+  v.duration("tls_handshake_work", o.tls_handshake_work, sim::Time::micros(0), sim::Time::seconds(10),
+             "model: client and server work of a full TLS handshake (a new connection over HTTPS)");
+  v.duration("query_overhead", o.query_overhead, sim::Time::micros(0), sim::Time::seconds(10),
+             "model: the server's work per query before its storage work");
   v.duration("insert_base_latency", o.insert_base_latency, sim::Time::micros(1),
-             sim::Time::minutes(10), "model: fixed local cost of an insert");
+             sim::Time::minutes(10),
+             "model: fixed server-side work of an insert writing its part (no network part)");
   v.duration("insert_latency_per_row", o.insert_latency_per_row, sim::Time::micros(0),
              sim::Time::seconds(1), "model: per-row cost of an insert");
   v.real("insert_latency_sigma", o.insert_latency_sigma, 0.0, 5.0,

@@ -61,9 +61,9 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
       latency_stream_(seed, "clickhouse/insert-latency"),
       outcome_stream_(seed, "clickhouse/insert-outcome"),
       replica_choice_(seed, "clickhouse/replica-choice"),
-      keeper_map_choice_(seed, "clickhouse/replica-choice/keeper-map"),
       server_query_choice_(seed, "clickhouse/replica-choice/server-query"),
       unknown_commit_stream_(seed, "clickhouse/unknown-commit"),
+      costs_(QueryCosts::of(options)),
       window_(options.replicated_deduplication_window >= 0 ? options.replicated_deduplication_window
                                                            : default_window_blocks(options.version),
               sim::Time::seconds(options.replicated_deduplication_window_seconds >= 0
@@ -126,6 +126,7 @@ void ReplicatedTable::release(std::uint32_t slot) {
 void ReplicatedTable::reply(Insert& s, sim::Time at, QueryStatus status) {
   if (s.client_done) return;
   s.client_done = true;
+  at += s.back;
   if (at > s.deadline) {
     at = s.deadline;
     status = QueryStatus::CLIENT_TIMEOUT;
@@ -145,8 +146,13 @@ void ReplicatedTable::reply(Insert& s, sim::Time at, QueryStatus status) {
                 encode_reply(s.request.reply_token, status));
 }
 
+void ReplicatedTable::time_out_client(Insert& s) {
+  reply(s, s.deadline - s.back, QueryStatus::CLIENT_TIMEOUT);
+}
+
 void ReplicatedTable::reply_direct(const InsertRequest& request, sim::Time at, QueryStatus status) {
-  const sim::Time deadline = sim_.now() + request.client_timeout;
+  const sim::Time deadline =
+      sim_.now() + costs_.setup(request.path) + request.client_timeout;
   if (at > deadline) {
     at = deadline;
     status = QueryStatus::CLIENT_TIMEOUT;
@@ -158,8 +164,8 @@ void ReplicatedTable::reply_direct(const InsertRequest& request, sim::Time at, Q
 
 void ReplicatedTable::schedule_slot(std::uint32_t slot, sim::Time at, std::uint32_t type) {
   Insert& s = pending_[slot];
-  // The client's socket timeout fires first: it is told now, the server goes on.
-  if (!s.client_done && at > s.deadline) reply(s, s.deadline, QueryStatus::CLIENT_TIMEOUT);
+  // The client's socket timeout fires first: it is told then, the server goes on.
+  if (!s.client_done && at + s.back > s.deadline) time_out_client(s);
   sim_.schedule(at, id_, type, pack(slot, s.version));
 }
 
@@ -170,19 +176,32 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
     t->counter(now, "keeper", "in_flight", keeper_.in_flight(now));
   const int r = static_cast<int>(replica_choice_.below(replicas_.size()));
   const Replica& rep = replicas_[static_cast<std::size_t>(r)];
+  // The request reaches the server after the connection's set-up and half a
+  // round trip; the server's work starts after its per-query overhead.
+  const sim::Time arrives = now + costs_.setup(request.path) + costs_.one_way();
+  const sim::Time back = costs_.round_trip - costs_.one_way();
   if (rep.down) {
-    // A dead host never answers; a dead server process refuses the connection.
-    reply_direct(request, rep.hang ? sim::Time::max() : now + kNetworkRoundTrip,
-                 QueryStatus::NETWORK_ERROR);
+    // A dead server process refuses the connection (or resets the kept one)
+    // within a round trip. A dead host answers nothing: a new connection
+    // fails at connect_timeout (clickhouse-java: a connect timeout, retriable
+    // like 210), a kept one waits for the socket timeout.
+    if (!rep.hang) {
+      reply_direct(request, now + costs_.round_trip, QueryStatus::NETWORK_ERROR);
+    } else if (request.path.new_connection) {
+      reply_direct(request, now + request.path.connect_timeout, QueryStatus::NETWORK_ERROR);
+    } else {
+      reply_direct(request, sim::Time::max(), QueryStatus::NETWORK_ERROR);
+    }
     return;
   }
+  const sim::Time work_starts = arrives + costs_.overhead;
   // ReplicatedMergeTreeSink::onStart: delayInsertOrThrowIfNeeded, before
   // anything is written (MergeTreeParts::gate).
   sync_parts(now);
   const MergeTreeParts::Gate gate = parts_.gate();
   if (gate.refuse) {
     ++counters_.too_many_parts;
-    reply_direct(request, now + kNetworkRoundTrip, QueryStatus::TOO_MANY_PARTS);
+    reply_direct(request, work_starts + back, QueryStatus::TOO_MANY_PARTS);
     return;
   }
   if (gate.delay > sim::Time{}) ++counters_.inserts_delayed;
@@ -202,7 +221,7 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
     if (active_replicas < quorum_) {
       keeper_.add_load(now, static_cast<std::int64_t>(replicas_.size()) + 2,
                        keeper::KeeperClient::INSERTS);
-      reply_direct(request, now + keeper_.expected_request_time(now) * 3,
+      reply_direct(request, work_starts + keeper_.expected_request_time(now) * 3 + back,
                    QueryStatus::TOO_FEW_LIVE_REPLICAS);
       return;
     }
@@ -217,8 +236,10 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   s.orphan = false;
   s.commit_unknown = false;
   s.committed = false;
-  s.arrived = now;
-  s.deadline = now + request.client_timeout;
+  s.arrived = arrives;
+  // The socket timeout counts from the request on an open connection.
+  s.deadline = now + costs_.setup(request.path) + request.client_timeout;
+  s.back = back;
   s.retries = 0;
   s.backoff = options_.insert_keeper_retry_initial_backoff;
   s.pieces.clear();
@@ -234,7 +255,7 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   }
   s.rows = rows;
   const double z = options_.insert_latency_sigma > 0 ? latency_stream_.normal() : 0.0;
-  sim::Time keeper_start = now + gate.delay + local_work(options_, rows, z);
+  sim::Time keeper_start = work_starts + gate.delay + local_work(options_, rows, z);
   s.server_commits = true;
   const Replica& writer = replicas_[static_cast<std::size_t>(r)];
   const bool replica_stalled = now < writer.stall_until && writer.stall_until >= stall_until_;

@@ -43,6 +43,7 @@
 #include "models/clickhouse/clickhouse_options.h"
 #include "models/clickhouse/dedup_window.h"
 #include "models/clickhouse/merge_tree_parts.h"
+#include "models/clickhouse/query_path.h"
 #include "models/clickhouse/query_status.h"
 #include "models/keeper/keeper.h"
 #include "models/ledger/ledger.h"
@@ -89,9 +90,10 @@ struct InsertRequest {
   std::uint32_t reply_token = 0;
   std::vector<InsertRange> also{};  // and these, in the same block (usually none)
   const std::string* client = nullptr;  // the sending task's name ("task-3"), for the trace's tracks
+  ClientPath path{};  // how the client connects (query_path.h)
 };
 
-// A short query (a KeeperMap SELECT or INSERT) answered synchronously.
+// A short query (a ping, SELECT version()) answered synchronously.
 struct QueryAnswer {
   sim::Time latency;
   QueryStatus status = QueryStatus::OK;
@@ -104,8 +106,7 @@ struct TableCounters {
   std::int64_t not_committed = 0;  // inserts the server gave up (nothing written)
   std::int64_t answers[static_cast<int>(QueryStatus::COUNT)] =
       {};  // insert outcomes the client saw
-  std::int64_t keeper_map_queries = 0;
-  std::int64_t keeper_map_failures = 0;
+  std::int64_t keeper_map_queries = 0;  // the sink's state queries of aggregated stretches
   std::int64_t cleanup_runs = 0;
   std::int64_t block_ids_removed = 0;
   std::int64_t keeper_retries = 0;
@@ -156,14 +157,27 @@ class ReplicatedTable final : public sim::Component {
   [[nodiscard]] std::uint32_t partition_at(sim::Time at) const { return table_partition(at); }
   // The time an insert waits for its quorum once committed (0 without one).
   [[nodiscard]] sim::Time quorum_wait();
-  // A KeeperMap query of `requests` Keeper requests, via one replica.
-  QueryAnswer keeper_map_query(int requests);
   // A query that needs only a live server (a ping, SELECT version(), SHOW
   // TABLES, CREATE TABLE IF NOT EXISTS of an existing table), via one
-  // replica: a dead host lets the client wait `timeout`, a dead server
-  // process refuses the connection.
-  QueryAnswer server_query(sim::Time timeout);
+  // replica, sent as `path` says (the helper client's pings and queries open
+  // a connection each): a dead server process refuses the connection, a dead
+  // host lets a new connection fail at connect_timeout (a kept one waits
+  // `timeout`).
+  QueryAnswer server_query(sim::Time timeout, const ClientPath& path);
   [[nodiscard]] bool any_replica_down() const;
+  // For the KeeperMap table on the same servers (keeper_map_table.h).
+  [[nodiscard]] bool replica_down(int replica) const {
+    return replicas_[static_cast<std::size_t>(replica)].down;
+  }
+  [[nodiscard]] bool replica_hangs(int replica) const {
+    return replicas_[static_cast<std::size_t>(replica)].hang;
+  }
+  [[nodiscard]] int replica_count() const { return static_cast<int>(replicas_.size()); }
+  // A request of another table of `replica` passed operation_timeout_ms at
+  // `at`: the server's ZooKeeper client finalizes its session then.
+  void operation_timeout(int replica, sim::Time at);
+  // What a query costs besides the server's storage work (query_path.h).
+  [[nodiscard]] const QueryCosts& costs() const { return costs_; }
 
   void handle(const sim::Event& event) override;
 
@@ -223,8 +237,9 @@ class ReplicatedTable final : public sim::Component {
     bool committed = false;       // the commit multi was applied (part or dedup hit)
     QueryStatus commit_result = QueryStatus::OK;
     QueryStatus final_status = QueryStatus::OK;
-    sim::Time arrived{};
-    sim::Time deadline{};
+    sim::Time arrived{};   // the request reaches the server
+    sim::Time deadline{};  // the client's socket timeout
+    sim::Time back{};      // the answer's way back to the client
     std::int64_t rows = 0;
     sim::Time keeper_start{};    // the Keeper requests go out
     sim::Time commit_sent_at{};  // the commit multi goes out
@@ -260,7 +275,11 @@ class ReplicatedTable final : public sim::Component {
   [[nodiscard]] std::uint32_t allocate();
   void release(std::uint32_t slot);
   void schedule_slot(std::uint32_t slot, sim::Time at, std::uint32_t type);
+  // The server answers at `at`: the client has it half a round trip later,
+  // or its socket timeout first.
   void reply(Insert& s, sim::Time at, QueryStatus status);
+  // The client gives up at its deadline (the server goes on).
+  void time_out_client(Insert& s);
   void reply_direct(const InsertRequest& request, sim::Time at, QueryStatus status);
   void plan_keeper_phase(std::uint32_t slot, sim::Time at);
   void fail_attempt(std::uint32_t slot, sim::Time failed_at, QueryStatus code);
@@ -302,9 +321,9 @@ class ReplicatedTable final : public sim::Component {
   sim::RandomStream latency_stream_;
   sim::RandomStream outcome_stream_;
   sim::RandomStream replica_choice_;
-  sim::RandomStream keeper_map_choice_;
   sim::RandomStream server_query_choice_;
   sim::RandomStream unknown_commit_stream_;
+  QueryCosts costs_;
   sim::Time stall_until_{};
   double stall_server_commits_ = 1.0;
   DedupWindow window_;

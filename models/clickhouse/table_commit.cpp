@@ -224,12 +224,16 @@ bool ReplicatedTable::active(int replica) const {
   return !rep.read_only;
 }
 
-QueryAnswer ReplicatedTable::server_query(sim::Time timeout) {
+QueryAnswer ReplicatedTable::server_query(sim::Time timeout, const ClientPath& path) {
   const int r = static_cast<int>(server_query_choice_.below(replicas_.size()));
   const Replica& rep = replicas_[static_cast<std::size_t>(r)];
-  if (!rep.down) return QueryAnswer{kNetworkRoundTrip, QueryStatus::OK};
-  return rep.hang ? QueryAnswer{timeout, QueryStatus::CLIENT_TIMEOUT}
-                  : QueryAnswer{kNetworkRoundTrip, QueryStatus::NETWORK_ERROR};
+  if (!rep.down) return QueryAnswer{costs_.fixed(path), QueryStatus::OK};
+  if (!rep.hang) return QueryAnswer{costs_.round_trip, QueryStatus::NETWORK_ERROR};
+  // A dead host: a new connection fails at connect_timeout, a kept one
+  // waits for the query's timeout.
+  return path.new_connection
+             ? QueryAnswer{std::min(timeout, path.connect_timeout), QueryStatus::NETWORK_ERROR}
+             : QueryAnswer{timeout, QueryStatus::CLIENT_TIMEOUT};
 }
 
 bool ReplicatedTable::any_replica_down() const {
@@ -239,29 +243,10 @@ bool ReplicatedTable::any_replica_down() const {
   return false;
 }
 
-QueryAnswer ReplicatedTable::keeper_map_query(int requests) {
-  ++counters_.keeper_map_queries;
-  const sim::Time now = sim_.now();
-  const int r = static_cast<int>(keeper_map_choice_.below(replicas_.size()));
-  const Replica& rep = replicas_[static_cast<std::size_t>(r)];
-  if (rep.down) {
-    ++counters_.keeper_map_failures;
-    return rep.hang ? QueryAnswer{sim::Time::max(), QueryStatus::CLIENT_TIMEOUT}
-                    : QueryAnswer{kNetworkRoundTrip, QueryStatus::NETWORK_ERROR};
-  }
-  // StorageKeeperMap: a read by key is one multi-get; a write is an exists
-  // and a multi (create or set). No retries: a Keeper error is 999.
-  const keeper::KeeperAnswer answer =
-      keeper_.request(now, requests, keeper::KeeperClient::KEEPER_MAP);
-  if (!answer.ok) {
-    ++counters_.keeper_map_failures;
-    if (answer.operation_timeout) {
-      sim_.schedule(now + answer.latency, id_, kSessionLost,
-                    pack(static_cast<std::uint32_t>(r), rep.epoch));
-    }
-    return QueryAnswer{answer.latency, QueryStatus::KEEPER_EXCEPTION};
-  }
-  return QueryAnswer{answer.latency, QueryStatus::OK};
+void ReplicatedTable::operation_timeout(int replica, sim::Time at) {
+  const Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  sim_.schedule(std::max(at, sim_.now()), id_, kSessionLost,
+                pack(static_cast<std::uint32_t>(replica), rep.epoch));
 }
 
 }  // namespace pipesim::clickhouse

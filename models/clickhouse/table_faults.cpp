@@ -40,7 +40,8 @@ void ReplicatedTable::crash_replica(int replica, sim::Time until, bool hang) {
     Insert& s = pending_[slot];
     if (!s.in_use || s.replica != replica || s.orphan) continue;
     const QueryStatus seen = hang ? QueryStatus::CLIENT_TIMEOUT : QueryStatus::NETWORK_ERROR;
-    const sim::Time seen_at = hang ? std::max(s.deadline, now) : now + kNetworkRoundTrip;
+    // The reset reaches the client half a round trip later (reply adds it).
+    const sim::Time seen_at = hang ? std::max(s.deadline, now) : now;
     if (s.phase == Phase::KEEPER && now >= s.commit_sent_at && now >= s.keeper_start &&
         now < s.commit_at) {
       // The commit multi is on its way: Keeper applies it all the same (the

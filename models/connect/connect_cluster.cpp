@@ -27,6 +27,8 @@ ConnectCluster::ConnectCluster(sim::Simulation& sim, const ConnectOptions& conne
       operator_delay_(seed, "operator/restart-delay"),
       commit_phase_(seed, "connect/commit-phase"),
       id_(sim.add_component(this)) {
+  // The KeeperMap table's committed writes land in the shared state.
+  if (exactly_once && deps.keeper_map != nullptr) deps.keeper_map->set_rows(&keeper_map_state_);
   const int task_count = static_cast<int>(connect.tasks_max);
   for (int t = 0; t < task_count; ++t) {
     // Thousands of tasks of thousands of partitions take seconds to build: Ctrl-C acts

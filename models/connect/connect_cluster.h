@@ -94,6 +94,8 @@ class ConnectCluster final : public sim::Component, public TaskListener {
     group_.set_coordinator(coordinator, offsets_partition);
   }
   [[nodiscard]] const std::vector<std::unique_ptr<WorkerSinkTask>>& tasks() const { return tasks_; }
+  // exactlyOnce's KeeperMap state, shared by the tasks.
+  [[nodiscard]] const sink::SinkStateStore& keeper_map_state() const { return keeper_map_state_; }
   [[nodiscard]] int worker_of(int task) const { return worker_of_[static_cast<std::size_t>(task)]; }
   // Every task running and none failing since its last progress.
   [[nodiscard]] bool healthy() const;

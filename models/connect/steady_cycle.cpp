@@ -231,8 +231,10 @@ SteadyCycle run_chain(const SteadyInputs& in) {
       const double quorum_us = in.quorum_keeper_requests > 0
                                    ? static_cast<double>(in.quorum_fetch.us) + keeper_us * in.quorum_keeper_requests
                                    : 0.0;
-      const double insert_us = local + keeper_us * in.keeper_requests_per_insert + quorum_us;
-      put_us += insert_us + keeper_us * in.keeper_map_requests;
+      const double insert_us = static_cast<double>(in.insert_overhead.us) + local +
+                               keeper_us * in.keeper_requests_per_insert + quorum_us;
+      put_us += static_cast<double>(in.insert_path.us) + insert_us +
+                static_cast<double>(in.keeper_map_fixed.us) + keeper_us * in.keeper_map_requests;
       if (measuring) {
         if (latencies.size() < 400000) latencies.push_back(static_cast<std::int64_t>(insert_us));
         ++inserts;
@@ -296,7 +298,8 @@ SteadyCycle run_chain(const SteadyInputs& in) {
 const SteadyCycle& steady_cycle_cached(const SteadyInputs& in) {
   using Key = std::tuple<std::vector<int>, double, std::int64_t, std::int64_t, std::int64_t,
                          std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double,
-                         std::int64_t, int, std::int64_t, int>;
+                         std::int64_t, int, std::int64_t, int, std::int64_t, std::int64_t,
+                         std::int64_t>;
   const Key key{in.leaders,
                 in.rate_per_partition * (in.evenly_spaced ? -1.0 : 1.0),
                 in.fetch.latency.us,
@@ -311,7 +314,10 @@ const SteadyCycle& steady_cycle_cached(const SteadyInputs& in) {
                 in.keeper_request.us,
                 in.keeper_requests_per_insert,
                 in.quorum_fetch.us * 1000 + in.quorum_keeper_requests,
-                in.keeper_map_requests};
+                in.keeper_map_requests,
+                in.insert_overhead.us,
+                in.insert_path.us,
+                in.keeper_map_fixed.us};
   static std::mutex mutex;
   static std::map<Key, SteadyCycle> cache;
   {

@@ -45,6 +45,13 @@ struct SteadyInputs {
   // exactlyOnce: the KeeperMap queries of a partition's batch (read, then
   // BEFORE and AFTER writes), in Keeper requests.
   int keeper_map_requests = 0;
+  // What the queries cost besides the server's storage work
+  // (clickhouse/query_path.h): the server's per-query overhead of an insert
+  // (part of its server time), the insert's connection set-up and round trip
+  // (the client's only), and all of that for the batch's three state queries.
+  sim::Time insert_overhead{};
+  sim::Time insert_path{};
+  sim::Time keeper_map_fixed{};
 };
 
 struct SteadyCycle {

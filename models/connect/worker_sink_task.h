@@ -115,6 +115,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
     return status_ == TaskStatus::RUNNING ? sim::Time{} : now - down_since_;
   }
   sink::ClickHouseSinkTask& connector() { return connector_; }
+  [[nodiscard]] const sink::ClickHouseSinkTask& connector() const { return connector_; }
 
   // Schedules a new instance at `at`; it joins the group and waits for partitions.
   void start_at(sim::Time at);

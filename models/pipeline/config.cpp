@@ -362,6 +362,7 @@ Config load_config(const json& raw, bool lint) {
       const sink::JdbcProperties jdbc = sink::parse_jdbc_properties(
           c.connector.jdbc_connection_properties, path + ".jdbcConnectionProperties");
       c.connector.socket_timeout = jdbc.socket_timeout;
+      c.connector.connect_timeout = jdbc.connect_timeout;
       c.ignored.insert(c.ignored.end(), jdbc.ignored.begin(), jdbc.ignored.end());
       c.connect = from_connector;
     });

@@ -3,7 +3,9 @@
 // healthy (every task running, none failing since its last progress) opens
 // an episode that lasts until the next such one; it "ends in State
 // MISMATCH" (or CONTAINS, or ERROR State) if the connector threw that at
-// least once during the episode. A disruption that comes while the connector
+// least once during the episode, and "stopped" if any task failed during it,
+// whatever the message (one episode may end in several messages: the
+// per-message counts overlap; "stopped" counts each episode once). A disruption that comes while the connector
 // is still down or failing from an earlier one joins that episode: its stops
 // are the earlier disruption's doing, and it is not a trial of its own.
 // Summed over seeds these give the proportions that `pipesim check`
@@ -24,34 +26,38 @@ class DisruptionEpisodes {
 
   // A disruption of `kind` starts now; closes the episode before it if the
   // connector is `healthy`, else joins the open episode.
-  void begin(Kind kind, const sink::SinkCounters& counters, bool healthy) {
+  // `task_failures`: the tasks failed so far in the run.
+  void begin(Kind kind, const sink::SinkCounters& counters, std::int64_t task_failures,
+             bool healthy) {
     if (open_ && !healthy) return;
-    close(counters);
+    close(counters, task_failures);
     open_ = true;
     kind_ = kind;
-    at_begin_ = snapshot(counters);
+    at_begin_ = snapshot(counters, task_failures);
     ++counts_[kind][0];
   }
   // Closes the open episode (call once more at the end of the run).
-  void close(const sink::SinkCounters& counters) {
+  void close(const sink::SinkCounters& counters, std::int64_t task_failures) {
     if (!open_) return;
-    const auto now = snapshot(counters);
-    for (std::size_t i = 0; i < 3; ++i) {
+    const auto now = snapshot(counters, task_failures);
+    for (std::size_t i = 0; i < now.size(); ++i) {
       if (now[i] > at_begin_[i]) ++counts_[kind_][i + 1];
     }
     open_ = false;
   }
-  // [episodes, ending in State MISMATCH, in State CONTAINS, in ERROR State]
-  [[nodiscard]] const std::array<std::int64_t, 4>& counts(Kind kind) const { return counts_[kind]; }
+  // [episodes, ending in State MISMATCH, in State CONTAINS, in ERROR State,
+  // stopped at all]
+  [[nodiscard]] const std::array<std::int64_t, 5>& counts(Kind kind) const { return counts_[kind]; }
 
  private:
-  static std::array<std::int64_t, 3> snapshot(const sink::SinkCounters& c) {
-    return {c.state_mismatch_throws, c.state_contains_throws, c.error_state_throws};
+  static std::array<std::int64_t, 4> snapshot(const sink::SinkCounters& c,
+                                              std::int64_t task_failures) {
+    return {c.state_mismatch_throws, c.state_contains_throws, c.error_state_throws, task_failures};
   }
   bool open_ = false;
   Kind kind_ = CRASH;
-  std::array<std::int64_t, 3> at_begin_{};
-  std::array<std::array<std::int64_t, 4>, 2> counts_{};
+  std::array<std::int64_t, 4> at_begin_{};
+  std::array<std::array<std::int64_t, 5>, 2> counts_{};
 };
 
 }  // namespace pipesim::pipeline

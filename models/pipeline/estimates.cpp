@@ -62,7 +62,7 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     return weighted(metric_column(runs, metric), weights);
   };
   if (is_metric(name)) return scaled_mean(column(name), name, 1.0, confidence);
-  for (const char* end : {"state_mismatch", "state_contains", "error_state"}) {
+  for (const char* end : {"state_mismatch", "state_contains", "error_state", "stopped"}) {
     for (const char* kind : {"crash", "rebalance"}) {
       if (name != std::string(end) + "_per_" + kind) continue;
       const std::string episodes = std::string(kind) + "_episodes";

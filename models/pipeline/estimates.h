@@ -5,6 +5,8 @@
 //   <metric>_per_crash       per worker crash (ratio, bootstrap); _per_rebalance likewise
 //   state_mismatch_per_crash share of worker crashes whose episode ended in State MISMATCH
 //   (also state_contains_, error_state_; _per_rebalance): Wilson interval over all episodes.
+//   stopped_per_crash        share of worker crashes whose episode stopped the connector at
+//   (stopped_per_rebalance)  all, whatever the message (the per-message shares overlap).
 //   <metric>_probability     share of runs in which the metric is above 0 (Wilson interval),
 //                            e.g. lost_records_probability: how often a run loses any record.
 //   <metric>_probability_per_month  the same for 30 days of runs: 1 - (1 - p)^(30 / days)

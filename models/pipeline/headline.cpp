@@ -29,10 +29,12 @@ const std::vector<HeadlineRow>& headline_rows() {
     r.push_back({"runs losing any record", "lost_records_probability"});
     r.push_back({"  30 days of such runs losing any", "lost_records_probability_per_month"});
     r.push_back({"pending records at the end (after drain)", "pending_records"});
-    r.push_back({"worker crashes ending in State MISMATCH", "state_mismatch_per_crash"});
-    r.push_back({"worker crashes ending in State CONTAINS", "state_contains_per_crash"});
-    r.push_back({"worker crashes ending in ERROR State", "error_state_per_crash"});
-    r.push_back({"rebalances/restarts ending in State MISMATCH", "state_mismatch_per_rebalance"});
+    r.push_back({"worker crashes stopping the connector", "stopped_per_crash"});
+    r.push_back({"  with State MISMATCH (these rows overlap)", "state_mismatch_per_crash"});
+    r.push_back({"  with State CONTAINS", "state_contains_per_crash"});
+    r.push_back({"  with ERROR State", "error_state_per_crash"});
+    r.push_back({"rebalances/restarts stopping the connector", "stopped_per_rebalance"});
+    r.push_back({"  with State MISMATCH", "state_mismatch_per_rebalance"});
     r.push_back({"duplicate rows per worker crash", "duplicate_rows_per_crash"});
     r.push_back({"DLQ records already in ClickHouse per day", "dlq_records_in_clickhouse_per_day"});
     r.push_back({"DLQ records missing from ClickHouse per day", "dlq_records_missing_per_day"});

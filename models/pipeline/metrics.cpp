@@ -49,10 +49,14 @@ const std::vector<std::string>& metric_names() {
     n.emplace_back("events_processed");
     // Beyond docs/model.md §9: disruption episodes and how many ended in a connector stop.
     for (const char* kind : {"crash", "rebalance"}) {
-      for (const char* end : {"", "_state_mismatch", "_state_contains", "_error_state"}) {
+      for (const char* end :
+           {"", "_state_mismatch", "_state_contains", "_error_state", "_stopped"}) {
         n.push_back(std::string(kind) + "_episodes" + end);
       }
     }
+    // exactlyOnce: partitions' KeeperMap states at worker crashes, and how many AFTER_PROCESSING.
+    n.emplace_back("crash_states");
+    n.emplace_back("crash_states_after_processing");
     // Capacity figures, after the docs/model.md §9 names.
     for (const char* m : {"inserts_per_s", "parts_per_s", "keeper_ops_per_s"}) n.emplace_back(m);
     for (const char* c : {"inserts", "replication", "keeper_map", "cleanup"}) {

@@ -22,11 +22,19 @@ namespace pipesim::pipeline {
 //   keeper_latency_p50_ms, keeper_latency_p99_ms  time in Keeper of every
 //       request it served (this pipeline's and the background threads'),
 //   insert_latency_p50_ms, insert_latency_p99_ms  server answer time of
-//       inserts (arrival at the replica to answer),
+//       inserts (the request's arrival at the replica to its answer: the
+//       per-query overhead, the part writing and the Keeper requests; the
+//       connection and the round trip are the client's, query_path.h),
 //   replication_lag_p99_ms     a part's commit until another replica has it,
 //   insert_answers.<outcome>   what the sink saw: ok, deduplicated,
 //       client_timeout, or a ClickHouse error code,
-//   keeper_map_queries, keeper_map_failures  the sink's KeeperMap queries,
+//   keeper_map_queries, keeper_map_failures  the sink's KeeperMap queries
+//       (failures: an error answer or the client's socket timeout),
+//   crash_states, crash_states_after_processing  exactlyOnce: partitions with
+//       a KeeperMap state at each worker crash (the stored row, or the one a
+//       write already sent will store), and how many of them AFTER_PROCESSING,
+//   {crash,rebalance}_episodes_stopped  disruption episodes in which any task
+//       failed, whatever the message (beside the per-message counts, which overlap),
 //   redeliveries               put() of a batch again after a RetriableException,
 //   insert_keeper_retries      Keeper requests of inserts retried (insert_keeper_max_retries),
 //   block_ids_removed          block ids removed by the cleanup threads,

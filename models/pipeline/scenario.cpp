@@ -7,6 +7,7 @@
 
 #include "models/broker/kafka_cluster.h"
 #include "models/broker/partition_log.h"
+#include "models/clickhouse/keeper_map_table.h"
 #include "models/clickhouse/table.h"
 #include "models/connect/connect_cluster.h"
 #include "models/keeper/keeper.h"
@@ -51,8 +52,9 @@ class Run final : public sim::Component, public broker::ClusterListener {
         keeper_(c.keeper, seed),
         table_(sim_, with_row_bytes(c.clickhouse, c.workload.record_bytes), logs_, ledger_, keeper_,
                seed),
+        keeper_map_(sim_, c.clickhouse, table_, keeper_, seed),
         workload_(c.workload, partitions_, seed),
-        deps_{&c.connector, &table_, &ledger_, &logs_, &sink_counters_},
+        deps_{&c.connector, &table_, &keeper_map_, &ledger_, &logs_, &sink_counters_},
         kafka_(sim_, c.kafka, logs_, ledger_),
         producer_(sim_, c.producer, c.producer.enable_idempotence, partitions_,
                   c.workload.record_bytes, kafka_, topology_.round_trip("producer", "broker-0"),
@@ -136,13 +138,34 @@ class Run final : public sim::Component, public broker::ClusterListener {
     }
     ++faults_fired_[spec.kind];
     if (auto* t = sim_.trace()) trace_fault(*t, spec, f);
-    if (spec.kind == "worker_crash")
-      episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_, cluster_.healthy());
+    if (spec.kind == "worker_crash") {
+      episodes_.begin(DisruptionEpisodes::CRASH, sink_counters_, cluster_.counters().failures,
+                      cluster_.healthy());
+      count_crash_states();
+    }
     if (spec.kind == "rebalance" || spec.kind == "task_restart") {
-      episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_, cluster_.healthy());
+      episodes_.begin(DisruptionEpisodes::REBALANCE, sink_counters_, cluster_.counters().failures,
+                      cluster_.healthy());
     }
     start_fault(spec, f, e.arg);
     if (f.duration.us > 0) sim_.schedule_in(f.duration, id_, kFaultEnd, e.arg);
+  }
+
+  // exactlyOnce: what a worker crash leaves in the KeeperMap state of each
+  // partition that has one: the stored row, or the row a write already sent
+  // will store (the server applies it whatever becomes of the task).
+  // AFTER_PROCESSING is what a replay meets as State MISMATCH (VALIDATION.md).
+  void count_crash_states() {
+    if (!config_.connector.exactly_once) return;
+    const sink::SinkStateStore& state = cluster_.keeper_map_state();
+    for (int p = 0; p < partitions_; ++p) {
+      sink::ProcessingState s = state.get(p).state;
+      if (const auto* row = keeper_map_.pending_write(p))
+        s = static_cast<sink::ProcessingState>(row->state);
+      if (s == sink::ProcessingState::NONE) continue;
+      ++crash_states_;
+      if (s == sink::ProcessingState::AFTER_PROCESSING) ++crash_states_after_;
+    }
   }
 
   // broker::ClusterListener
@@ -316,8 +339,9 @@ class Run final : public sim::Component, public broker::ClusterListener {
         std::string(clickhouse::to_string(static_cast<clickhouse::QueryStatus>(a)))] =
           static_cast<double>(t.answers[a]);
     }
-    v["keeper_map_queries"] = static_cast<double>(t.keeper_map_queries);
-    v["keeper_map_failures"] = static_cast<double>(t.keeper_map_failures);
+    v["keeper_map_queries"] =
+        static_cast<double>(t.keeper_map_queries + keeper_map_.counters().queries);
+    v["keeper_map_failures"] = static_cast<double>(keeper_map_.counters().failures);
     v["redeliveries"] = static_cast<double>(cluster_.counters().redeliveries);
     v["poll_timeouts"] = static_cast<double>(cluster_.counters().poll_timeouts);
     v["abandoned_stops"] = static_cast<double>(cluster_.counters().abandoned_stops);
@@ -412,12 +436,14 @@ class Run final : public sim::Component, public broker::ClusterListener {
     for (const auto& kind : fault_kinds())
       v["faults_fired." + kind] = static_cast<double>(faults_fired_[kind]);
     v["events_processed"] = static_cast<double>(sim_.events_processed());
-    episodes_.close(sink_counters_);
+    episodes_.close(sink_counters_, cluster_.counters().failures);
+    v["crash_states"] = static_cast<double>(crash_states_);
+    v["crash_states_after_processing"] = static_cast<double>(crash_states_after_);
     const char* episode_kinds[] = {"crash", "rebalance"};
-    const char* endings[] = {"", "_state_mismatch", "_state_contains", "_error_state"};
+    const char* endings[] = {"", "_state_mismatch", "_state_contains", "_error_state", "_stopped"};
     for (int k = 0; k < 2; ++k) {
       const auto& c = episodes_.counts(static_cast<DisruptionEpisodes::Kind>(k));
-      for (std::size_t i = 0; i < 4; ++i) {
+      for (std::size_t i = 0; i < 5; ++i) {
         v[std::string(episode_kinds[k]) + "_episodes" + endings[i]] = static_cast<double>(c[i]);
       }
     }
@@ -442,6 +468,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
   ledger::Ledger ledger_;
   keeper::Keeper keeper_;
   clickhouse::ReplicatedTable table_;
+  clickhouse::KeeperMapTable keeper_map_;
   workload::Workload workload_;
   sink::SinkCounters sink_counters_;
   sink::SinkDependencies deps_;
@@ -465,6 +492,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
   std::vector<ledger::IdRange> rest_;  // scratch
   std::map<std::string, std::int64_t> faults_fired_;
   DisruptionEpisodes episodes_;
+  std::int64_t crash_states_ = 0;        // partitions with a state at worker crashes
+  std::int64_t crash_states_after_ = 0;  // ... AFTER_PROCESSING
   std::vector<ledger::FateGroup> groups_;
 };
 

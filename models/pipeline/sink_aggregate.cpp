@@ -49,6 +49,16 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
   }
   // StorageKeeperMap: the state read (1 request), the BEFORE and AFTER writes (2 each).
   in.keeper_map_requests = c.connector.exactly_once ? 5 : 0;
+  // The queries' connections, round trips and overheads, as the event path
+  // charges them (ReplicatedTable::begin_insert, KeeperMapTable::send).
+  const clickhouse::QueryCosts& costs = parts_.table.costs();
+  const sink::ClickHouseSinkTask& sink = task.connector();
+  in.insert_overhead = costs.overhead;
+  in.insert_path = costs.fixed(sink.path_of_insert()) - costs.overhead;
+  if (c.connector.exactly_once) {
+    in.keeper_map_fixed = costs.fixed(sink.path_of_state_read()) +
+                          costs.fixed(sink.path_of_state_write()) * 2;
+  }
   return connect::steady_cycle_cached(in);
 }
 

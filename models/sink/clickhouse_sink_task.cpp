@@ -27,7 +27,7 @@ bool ClickHouseSinkTask::start() {
   replays_told_.clear();
   phase_ = Phase::IDLE;
   // With every server up each start query answers in a round trip: the
-  // task polls at once (their milliseconds are not modelled).
+  // task polls at once (their milliseconds are not modelled: issue 34's note).
   if (!deps_.table->any_replica_down()) return true;
   // exactlyOnce: the KeeperStateProvider constructor pings (its result only
   // logged) and sends CREATE TABLE IF NOT EXISTS ... ENGINE=KeeperMap; then
@@ -46,7 +46,8 @@ void ClickHouseSinkTask::send_start_query() {
   const sim::Time timeout =
       ping ? sim::Time::seconds(deps_.options->timeout_seconds) : deps_.options->socket_timeout;
   ++start_attempts_;
-  const clickhouse::QueryAnswer answer = deps_.table->server_query(timeout);
+  const clickhouse::QueryAnswer answer =
+      deps_.table->server_query(timeout, client_path(Query::HELPER));
   keeper_map_status_ = answer.status;
   host_.schedule_step(answer.latency);
 }
@@ -250,7 +251,8 @@ void ClickHouseSinkTask::insert_topic_wide() {
                                     host_.insert_reply_address(),
                                     insert_token_,
                                     {},
-                                    &host_.name()};
+                                    &host_.name(),
+                                    client_path(Query::INSERT)};
   for (std::size_t i = 0; i < batch_.size(); ++i) {
     const PartitionBatch& pb = batch_[i];
     if (i > 0) request.also.push_back({pb.partition, pb.offsets.min, pb.offsets.max, pb.tag});
@@ -272,23 +274,40 @@ bool ClickHouseSinkTask::has_reporter() const {
          deps_.options->errors_log_enable;
 }
 
-void ClickHouseSinkTask::query_keeper_map(Phase next, int requests) {
+clickhouse::ClientPath ClickHouseSinkTask::client_path(Query query) const {
+  // v1.3.9: client_version V1 (the default; any other value is V2) builds a
+  // client, and with clickhouse-java 0.9.x a connection and a TLS handshake,
+  // per query. V2 keeps one client per task: inserts and state writes reuse
+  // its connections; KeeperStateProvider.getStateRecord always builds a V1
+  // client, and the start's pings and queries go through
+  // ClickHouseHelperClient's V1 client too.
+  const bool v2 = deps_.options->client_version == "V2";
+  clickhouse::ClientPath path;
+  path.new_connection = !v2 || query == Query::STATE_READ || query == Query::HELPER;
+  path.tls = deps_.options->ssl;
+  path.connect_timeout = deps_.options->connect_timeout;
+  return path;
+}
+
+void ClickHouseSinkTask::query_keeper_map(Phase next, const StateRecord* write) {
   // KeeperStateProvider: a SELECT or INSERT on the KeeperMap table, a
-  // ClickHouse query whose time is Keeper's answer time.
+  // ClickHouse query (clickhouse::KeeperMapTable); its answer, or the
+  // client's socket timeout, comes as on_insert_answer().
   ++deps_.counters->keeper_map_ops;
   phase_ = next;
-  const clickhouse::QueryAnswer answer = deps_.table->keeper_map_query(requests);
-  keeper_map_applied_ = answer.status == clickhouse::QueryStatus::OK;
-  const sim::Time timeout = deps_.options->socket_timeout;
-  if (answer.latency > timeout) {
-    // The client gives up (a socket timeout, retriable); a write queued in
-    // Keeper is still applied, and every later query queues behind it.
-    keeper_map_status_ = clickhouse::QueryStatus::CLIENT_TIMEOUT;
-    host_.schedule_step(timeout);
-    return;
+  insert_token_ = (insert_token_ + 1) & clickhouse::kReplyTokenMask;
+  clickhouse::KeeperMapRequest request;
+  request.write = write != nullptr;
+  request.key = batch_[index_].partition;
+  if (write != nullptr) {
+    request.row = clickhouse::KeeperMapRow{static_cast<std::uint8_t>(write->state),
+                                           write->range.min, write->range.max};
   }
-  keeper_map_status_ = answer.status;
-  host_.schedule_step(answer.latency);
+  request.path = client_path(write != nullptr ? Query::STATE_WRITE : Query::STATE_READ);
+  request.socket_timeout = deps_.options->socket_timeout;
+  request.reply = host_.insert_reply_address();
+  request.reply_token = insert_token_;
+  deps_.keeper_map->send(request);
 }
 
 void ClickHouseSinkTask::start_partition() {
@@ -308,7 +327,7 @@ void ClickHouseSinkTask::start_partition() {
   }
   if (state_->keeper_map()) {
     // getStateRecord: one read by key (a multi-get in Keeper).
-    query_keeper_map(Phase::STATE_READ, 1);
+    query_keeper_map(Phase::STATE_READ, nullptr);
     return;
   }
   decide_partition();
@@ -347,12 +366,12 @@ void ClickHouseSinkTask::run_ops() {
     switch (op.kind) {
       case SinkOpKind::SET_STATE:
         if (state_->keeper_map()) {
-          // The write takes effect when Keeper answers (a crash before that
-          // loses it). StorageKeeperMapSink: an exists() of the key, then a
-          // multi with its create or set: two Keeper requests.
+          // The write takes effect when its multi is applied in Keeper, at
+          // the server, whatever becomes of this task meanwhile.
           --op_index_;
           write_attempts_ = 1;
-          query_keeper_map(Phase::STATE_WRITE, 2);
+          write_record_ = StateRecord{op.state, op.records};
+          query_keeper_map(Phase::STATE_WRITE, &write_record_);
           return;
         }
         state_->set(pb.partition, StateRecord{op.state, op.records});
@@ -373,7 +392,8 @@ void ClickHouseSinkTask::run_ops() {
             host_.insert_reply_address(),
             insert_token_,
             {},
-            &host_.name()};
+            &host_.name(),
+            client_path(Query::INSERT)};
         // Records a buffer holds twice are in the list doInsert writes.
         for (const auto& r : pb.again) {
           const std::int64_t lo = std::max(r.min, op.records.min);
@@ -424,8 +444,7 @@ void ClickHouseSinkTask::step() {
       return;
     case Phase::STATE_WRITE: {
       const SinkOp& op = decision_.ops[op_index_];
-      if (keeper_map_applied_)
-        state_->set(batch_[index_].partition, StateRecord{op.state, op.records});
+      // The server applied the write at its commit (KeeperMapTable).
       // KeeperStateProvider.setStateRecord reaches onStateUpdate only once
       // its query returned.
       if (keeper_map_status_ == clickhouse::QueryStatus::OK &&
@@ -438,7 +457,7 @@ void ClickHouseSinkTask::step() {
         // all, before it throws; getStateRecord's read has no such loop.
         if (write_attempts_ < deps_.options->retry_count) {
           ++write_attempts_;
-          query_keeper_map(Phase::STATE_WRITE, 2);
+          query_keeper_map(Phase::STATE_WRITE, &write_record_);
           return;
         }
         retriable();
@@ -459,10 +478,16 @@ void ClickHouseSinkTask::step() {
 }
 
 void ClickHouseSinkTask::on_insert_answer(std::uint32_t reply) {
-  // An answer for an earlier insert (one the client gave up on, or of an
+  // An answer for an earlier query (one the client gave up on, or of an
   // earlier task instance) finds another token: nobody listens any more.
-  if (phase_ != Phase::INSERT || clickhouse::reply_token(reply) != insert_token_) return;
+  if (clickhouse::reply_token(reply) != insert_token_) return;
   const clickhouse::QueryStatus status = clickhouse::reply_status(reply);
+  if (phase_ == Phase::STATE_READ || phase_ == Phase::STATE_WRITE) {
+    keeper_map_status_ = status;
+    step();
+    return;
+  }
+  if (phase_ != Phase::INSERT) return;
   if (clickhouse::succeeded(status)) {
     run_ops();
     return;

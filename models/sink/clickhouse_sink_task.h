@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/broker/partition_log.h"
+#include "models/clickhouse/keeper_map_table.h"
 #include "models/clickhouse/table.h"
 #include "models/ledger/ledger.h"
 #include "models/sink/connector_options.h"
@@ -58,6 +59,7 @@ class SinkTaskHost {
 struct SinkDependencies {
   const ConnectorOptions* options = nullptr;
   clickhouse::ReplicatedTable* table = nullptr;
+  clickhouse::KeeperMapTable* keeper_map = nullptr;  // exactlyOnce's state queries
   ledger::Ledger* ledger = nullptr;
   const std::vector<broker::PartitionLog>* logs = nullptr;
   SinkCounters* counters = nullptr;
@@ -65,6 +67,8 @@ struct SinkDependencies {
 
 class ClickHouseSinkTask {
  public:
+  // Which query a client sends, for how it connects.
+  enum class Query : std::uint8_t { INSERT, STATE_READ, STATE_WRITE, HELPER };
   ClickHouseSinkTask(SinkTaskHost& host, const SinkDependencies& deps, SinkStateStore* state);
 
   // A new task instance (SinkTask.start): with in-memory state, the state is
@@ -93,6 +97,14 @@ class ClickHouseSinkTask {
   // tolerateStateMismatch of this instance's config (an operator may change it).
   void set_tolerate_state_mismatch(bool on) { tolerate_state_mismatch_ = on; }
   [[nodiscard]] SinkStateStore& state() { return *state_; }
+  // How this task's client sends each kind of query (for the aggregate path).
+  [[nodiscard]] clickhouse::ClientPath path_of_insert() const { return client_path(Query::INSERT); }
+  [[nodiscard]] clickhouse::ClientPath path_of_state_read() const {
+    return client_path(Query::STATE_READ);
+  }
+  [[nodiscard]] clickhouse::ClientPath path_of_state_write() const {
+    return client_path(Query::STATE_WRITE);
+  }
 
  private:
   enum class Phase : std::uint8_t { IDLE, STATE_READ, STATE_WRITE, INSERT, STARTING };
@@ -124,9 +136,11 @@ class ClickHouseSinkTask {
   // reporter at all keeps nothing (docs/model.md §4.3).
   void report(int partition, OffsetRange records);
   [[nodiscard]] bool has_reporter() const;
-  // One KeeperMap query (a ClickHouse query served by Keeper) of `requests`
-  // Keeper requests; step() comes when its answer (or the client timeout) does.
-  void query_keeper_map(Phase next, int requests);
+  [[nodiscard]] clickhouse::ClientPath client_path(Query query) const;
+  // One KeeperMap query (a ClickHouse query served by Keeper): a read of the
+  // current partition's row, or a write of `*write`; step() comes when its
+  // answer (or the client's socket timeout) does.
+  void query_keeper_map(Phase next, const StateRecord* write);
   void insert_failed(clickhouse::QueryStatus status);
 
   SinkTaskHost& host_;
@@ -148,13 +162,13 @@ class ClickHouseSinkTask {
   ledger::InsertTag tag_ = ledger::InsertTag::NORMAL;
   Phase phase_ = Phase::IDLE;
   clickhouse::QueryStatus keeper_map_status_ = clickhouse::QueryStatus::OK;
-  bool keeper_map_applied_ = false;  // the server applied the last KeeperMap query
+  StateRecord write_record_;         // what the current state write stores
   std::int64_t write_attempts_ = 0;  // of the current state write (retryCount)
   StartQuery start_query_ = StartQuery::PING;
   std::int64_t start_attempts_ = 0;
   // Numbers this task's inserts, across task instances, so that an answer
   // meant for an earlier insert (or instance) is recognised and dropped.
-  std::uint32_t insert_token_ = 0;
+  std::uint32_t insert_token_ = 0;  // of the query (insert or state query) awaited
   std::vector<broker::IdPiece> pieces_;  // scratch
   std::vector<std::string> keys_;        // scratch
 };

@@ -29,6 +29,18 @@ struct ConnectorOptions {
   bool report_inserted_offsets = false;
   std::int64_t retry_count = 3;
   std::int64_t timeout_seconds = 30;  // the start check's ping
+  // The ClickHouse client (models/clickhouse/query_path.h): "V1" (the
+  // default when the key is absent) builds a client and a connection per
+  // query, "V2" keeps the task's client and its connections for inserts and
+  // state writes (v1.3.9 takes any value but "V1" as V2; pipesim accepts the
+  // two names). ssl: HTTPS, a TLS handshake per new connection (the
+  // connector's ConfigDef says true but its constructor reads a missing ssl
+  // as false; pipesim's default is the baseline's HTTPS on 8443); port only
+  // names the endpoint. connect_timeout comes from jdbcConnectionProperties.
+  std::string client_version = "V1";
+  bool ssl = true;
+  std::int64_t port = 8443;
+  sim::Time connect_timeout = sim::Time::millis(5000);
 };
 
 template <class V, class O>
@@ -40,7 +52,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
             "skip a batch that starts before an AFTER_PROCESSING range instead of failing");
   v.text("jdbcConnectionProperties", o.jdbc_connection_properties,
          "URL options of the ClickHouse client (\"?socket_timeout=60000\"); socket_timeout (ms, "
-         "default 30000) is how long an insert or a KeeperMap query waits for its answer");
+         "default 30000) is how long an insert or a KeeperMap query waits for its answer, "
+         "connect_timeout (ms, default 5000) how long a new connection to a dead host waits");
   v.choice("errors.tolerance", o.errors_tolerance, {"none", "all"},
            "none: an error fails the task; all: failed records go to the DLQ or nowhere");
   v.text("errors.deadletterqueue.topic.name", o.errors_deadletterqueue_topic_name,
@@ -66,6 +79,13 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
   v.integer("timeoutSeconds", o.timeout_seconds, 1, 2147483,
             "the ping timeout of a task's start check (ClickHouseHelperClient.ping, retryCount "
             "attempts); inserts and state queries wait socket_timeout");
+  v.choice("client_version", o.client_version, {"V1", "V2"},
+           "the ClickHouse client: V1 opens a connection per query, V2 reuses the task's "
+           "connection for inserts and state writes (state reads always open one)");
+  v.boolean("ssl", o.ssl,
+            "HTTPS: every new connection costs a TLS handshake (the real connector reads a "
+            "missing ssl as false)");
+  v.integer("port", o.port, 1, 65535, "the ClickHouse endpoint's port (8443 HTTPS, 8123 HTTP)");
   // Other real keys are accepted and listed as ignored (models/pipeline/real_keys.h).
   v.finish();
 }

@@ -8,14 +8,14 @@ namespace pipesim::sink {
 
 namespace {
 
-// socket_timeout as clickhouse-java reads it: a whole number of milliseconds.
-sim::Time read_socket_timeout(const std::string& value, const std::string& path) {
+// A timeout as clickhouse-java reads it: a whole number of milliseconds.
+sim::Time read_timeout_ms(const std::string& value, const std::string& path) {
   constexpr std::int64_t kMaxMs = 86'400'000;  // a day: longer is no timeout in practice
   bool digits = !value.empty() && value.size() <= 9;
   for (const char ch : value) digits = digits && ch >= '0' && ch <= '9';
   const std::int64_t ms = digits ? std::stoll(value) : -1;
   if (ms < 1 || ms > kMaxMs) {
-    sim::throw_config_error(path + ".socket_timeout",
+    sim::throw_config_error(path,
                             "expected a whole number of milliseconds from 1 to 86400000 "
                             "(0, no timeout, is not modelled), found \"" + value + "\"");
   }
@@ -41,7 +41,9 @@ JdbcProperties parse_jdbc_properties(const std::string& text, const std::string&
     }
     const std::string key = pair.substr(0, eq);
     if (key == "socket_timeout") {
-      out.socket_timeout = read_socket_timeout(pair.substr(eq + 1), path);
+      out.socket_timeout = read_timeout_ms(pair.substr(eq + 1), path + ".socket_timeout");
+    } else if (key == "connect_timeout") {
+      out.connect_timeout = read_timeout_ms(pair.substr(eq + 1), path + ".connect_timeout");
     } else {
       out.ignored.push_back(path + "." + key);
     }

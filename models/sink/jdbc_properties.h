@@ -1,11 +1,13 @@
 // The sink's `jdbcConnectionProperties`: a URL query string ("?a=1&b=2", the
 // leading "?" optional: ClickHouseHelperClient adds it) appended to the
 // ClickHouse endpoint, whose options clickhouse-java reads from the URL.
-// pipesim models one of them: socket_timeout (ms), the time after which the
+// pipesim models two of them: socket_timeout (ms), the time after which the
 // client gives up waiting for any answer, an insert's or a KeeperMap query's
 // (clickhouse-java v1 ClickHouseClientOption.SOCKET_TIMEOUT, default 30000;
-// the sink's default clientVersion is V1). The other options are listed as
-// ignored.
+// the sink's default client_version is V1), and connect_timeout (ms,
+// ClickHouseClientOption.CONNECTION_TIMEOUT, default 5000), how long opening
+// a connection to a host that does not answer waits. The other options are
+// listed as ignored.
 #pragma once
 
 #include <string>
@@ -17,10 +19,11 @@ namespace pipesim::sink {
 
 struct JdbcProperties {
   sim::Time socket_timeout = sim::Time::millis(30000);
+  sim::Time connect_timeout = sim::Time::millis(5000);
   std::vector<std::string> ignored;  // keys read but not modelled
 };
 
-// Parses `text`; a bad socket_timeout or a malformed pair is a config error
+// Parses `text`; a bad timeout or a malformed pair is a config error
 // at `path`.
 JdbcProperties parse_jdbc_properties(const std::string& text, const std::string& path);
 

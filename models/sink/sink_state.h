@@ -9,11 +9,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/clickhouse/keeper_map_table.h"
 #include "models/sink/decision.h"
 
 namespace pipesim::sink {
 
-class SinkStateStore {
+class SinkStateStore final : public clickhouse::KeeperMapRows {
  public:
   SinkStateStore(int partitions, bool keeper_map)
       : states_(static_cast<std::size_t>(partitions)),
@@ -26,6 +27,10 @@ class SinkStateStore {
   }
   void set(int partition, const StateRecord& record) {
     states_[static_cast<std::size_t>(partition)] = record;
+  }
+  // A KeeperMap write applied at the server (clickhouse::KeeperMapTable).
+  void write_row(int key, const clickhouse::KeeperMapRow& row) override {
+    set(key, StateRecord{static_cast<ProcessingState>(row.state), OffsetRange{row.min, row.max}});
   }
   // A state row deleted or wiped (state_wipe fault, delete_state_row runbook):
   // the partition reads NONE, and what the replay inserts again is a
