@@ -2,11 +2,13 @@
 // the share of worker crashes that stop an exactlyOnce connector, the
 // duplicate rows per crash with exactlyOnce off, and the dedup window's hit
 // probability. Each analytic value must lie inside the simulation's 99%
-// interval at every point of the grid.
+// interval at every point of the grid (the stop share's points together at
+// 99%: each at 1 - 0.01 / points).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 #include "models/analytic/crash_outcome.h"
@@ -99,6 +101,13 @@ analytic::CrashInputs inputs(const GridPoint& g) {
 }
 
 TEST(AnalyticCrossCheck, ShareOfCrashesThatStopAnExactlyOnceConnector) {
+  // Each point's interval at 1 - 0.01 / points: the family of points holds
+  // the closed form at 99% (one 99% interval per point would miss somewhere
+  // in ~1 run of 12 by chance alone). The closed form leaves out the put in
+  // flight at the crash whose state write the server applies afterwards
+  // (issue 34): it moves the stored max by the records of one put, ~1% of
+  // the share at 100 records/s and a 5 s interval, less elsewhere.
+  const double confidence = 1.0 - 0.01 / static_cast<double>(std::size(kGrid));
   for (const GridPoint& g : kGrid) {
     const auto runs = runs_of(config_for(g, true, 12), seeds_for(g, 8, true));
     double stops = 0, crashes = 0;
@@ -106,7 +115,7 @@ TEST(AnalyticCrossCheck, ShareOfCrashesThatStopAnExactlyOnceConnector) {
       for (const double x : pipeline::metric_column(runs, name)) stops += x;
     }
     for (const double x : pipeline::metric_column(runs, "crash_episodes")) crashes += x;
-    const auto [lo, hi] = sim::wilson_interval(stops, crashes, 0.99);
+    const auto [lo, hi] = sim::wilson_interval(stops, crashes, confidence);
     const double expected = analytic::stop_probability(inputs(g));
     std::printf("rate %6.0f/s interval %4.0f s B %5lld: sim %.3f [%.3f, %.3f] (%g of %g)  analytic %.3f\n",
                 g.rate, g.interval_s, static_cast<long long>(g.max_poll_records), stops / crashes, lo, hi,
