@@ -98,7 +98,7 @@ struct SwarmCase {
   std::vector<std::string> kinds;  // kinds with at least one spec
 };
 
-std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc);
+std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc, std::int64_t index);
 
 // A random valid config. Every section and most keys are left at their
 // default half of the time (swarm: each run exercises a random subset).
@@ -285,7 +285,7 @@ SwarmCase draw_case(std::uint64_t swarm_seed, std::int64_t index) {
   }
   // The documented keys' layer: a few documented keys at drawn values on top (budget()
   // keeps the cost bounded); PIPESIM_SWARM_KEYS=0 leaves it out.
-  if (env_int("PIPESIM_SWARM_KEYS", 1) != 0) sc.drawn = draw_documented_keys(d, sc);
+  if (env_int("PIPESIM_SWARM_KEYS", 1) != 0) sc.drawn = draw_documented_keys(d, sc, index);
   sc.seed = 1 + d.between(0, 999999);
   return sc;
 }
@@ -320,7 +320,8 @@ constexpr double kMaxRecordsPerRun = 2e5;
 
 std::string key_path(const ConfigKey& k) { return k.section + "." + k.row.key; }
 
-json draw_value(Draw& d, const ConfigKey& k, int& end) {
+// `forced`: 0 the minimum, 1 the maximum (as far as the kind has ends); -1 a draw.
+json draw_value(Draw& d, const ConfigKey& k, int& end, int forced = -1) {
   using Kind = sim::OptionLister::Kind;
   const auto& r = k.row;
   double lo = r.min;
@@ -329,7 +330,8 @@ json draw_value(Draw& d, const ConfigKey& k, int& end) {
   if (key_path(k) == "run.duration" || key_path(k) == "run.drain") {
     hi = std::min(hi, static_cast<double>(sim::Time::days(1).us));
   }
-  const int which = static_cast<int>(d.between(0, 3));  // min, max, default, between
+  const int drawn = static_cast<int>(d.between(0, 3));  // min, max, default, between
+  const int which = forced >= 0 ? forced : drawn;
   end = which == 0 ? -1 : which == 1 ? 1 : 0;
   const auto between = [&](double a, double b) {
     if (a > 0 && b / a > 100) return std::exp(std::log(a) + d.unit() * (std::log(b) - std::log(a)));
@@ -465,14 +467,20 @@ void make_room(json& raw, const std::string& path, const json& value) {
 }
 
 // Sets a few documented keys of `sc` to drawn values; returns the keys kept.
-std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc) {
+std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc, std::int64_t index) {
   static const std::vector<ConfigKey> keys = config_keys();
   std::vector<DrawnKey> kept;
-  const std::int64_t count = d.between(2, 8);
+  const auto n = static_cast<std::int64_t>(keys.size());
+  // The first key is scheduled, not drawn: config i sets key i mod n to its
+  // minimum, or its maximum in every other round, so that a run of 2n configs
+  // (the CI's 1,000 hold ~3.7 rounds) sets every key at both ends whatever
+  // the number of keys; then 1 to 7 drawn ones.
+  const std::int64_t count = 1 + d.between(1, 7);
   for (std::int64_t i = 0; i < count; ++i) {
-    const ConfigKey& k = keys[d.below(keys.size())];
+    const bool scheduled = i == 0;
+    const ConfigKey& k = scheduled ? keys[static_cast<std::size_t>(index % n)] : keys[d.below(keys.size())];
     int end = 0;
-    const json value = draw_value(d, k, end);
+    const json value = draw_value(d, k, end, scheduled ? static_cast<int>((index / n) % 2) : -1);
     json trial = sc.raw;
     if (!trial.contains(k.section)) trial[k.section] = json::object();
     make_room(trial, key_path(k), value);

@@ -44,8 +44,18 @@ BEHAVIOUR = {
     "clickhouse_socket_timeout_outlasts_the_hang": "jdbcConnectionProperties socket_timeout=60000 (not "
                                                    "timeoutSeconds, the ping's): the client waits out a 35 s "
                                                    "hang, no redelivery",
-    "keeper_election_state_write_retried": "a KeeperMap state write during an election: sent 3 times at once "
-                                           "(retryCount), then retriable; the read before it is not retried",
+    "keeper_election_state_write_retried": "a KeeperMap state write during a 2 s election: the server retries "
+                                           "its Keeper requests (insert_keeper_*) and gets through; no failure",
+    "keeper_election_state_query_fails": "a KeeperMap state read during a 2 s election: the server retries it "
+                                         "(keeper_max_retries) and answers within the socket timeout",
+    "query_costs_insert_rate": "a saturated task, client_version V1: a TCP + TLS connection per insert sets "
+                               "its rate (V2: 1.86 times as many inserts; the lab test)",
+    "query_costs_crash_while_state_write_in_flight": "a worker crash while the AFTER_PROCESSING write is on "
+                                                     "its way: the server applies it, the replay is SAME and "
+                                                     "skipped",
+    "query_costs_slow_keeper_outlives_socket_timeout": "a 40 s election during a state write: the client "
+                                                       "times out at 30 s, resends, and both executions "
+                                                       "commit when Keeper is back; no redelivery",
     "state_contains_fails_the_task": "State CONTAINS with errors.tolerance=none: the task FAILS at every "
                                      "restart; nothing lost, the records wait in Kafka",
     "state_contains_tolerate_does_not_help": "tolerateStateMismatch=true does not cover State CONTAINS: the "
