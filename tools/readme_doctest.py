@@ -16,8 +16,12 @@ number of lines. An HTML comment right before a block can say
   <!-- doctest: mask REGEX: WHY -->    text matching REGEX is masked on both sides;
 nothing else is ever masked, and each mask prints its reason.
 
-Usage: readme_doctest.py PIPESIM README [--keep DIR]. Exit 0 when every
-session matches, 1 otherwise (each difference printed).
+Usage: readme_doctest.py PIPESIM README [--keep DIR] [--update]. Exit 0 when
+every session matches, 1 otherwise (each difference printed). --update writes
+what the commands printed into README instead, keeping each "..." where it was
+(the lines around it re-taken from the output: the first and last runs of lines
+at the output's ends, the others where a line with the same label starts);
+sessions with a mask are left as they are. Read the diff before committing it.
 """
 import os
 import re
@@ -100,6 +104,38 @@ def matches(expected, actual):
     return go(0, 0)
 
 
+def label(line):
+    """A line's text before its first number or column gap ("duplicate rows per day")."""
+    return re.split(r"\s{2,}|\d", line, maxsplit=1)[0]
+
+
+def merge(expected, actual):
+    """The README's new lines for a command: `actual`, with each "..." of `expected` kept."""
+    if "..." not in expected:
+        return actual
+    segments = [[]]
+    for line in expected:
+        if line == "...":
+            segments.append([])
+        else:
+            segments[-1].append(line)
+    out = list(actual[:len(segments[0])])
+    cursor = len(segments[0])
+    tail = segments[-1]
+    tail_at = len(actual) - len(tail)
+    for seg in segments[1:-1]:
+        out.append("...")
+        found = next((i for i in range(cursor, tail_at) if seg and label(actual[i]) == label(seg[0])), None)
+        if found is None:
+            out.extend(seg)
+            continue
+        out.extend(actual[found:found + len(seg)])
+        cursor = found + len(seg)
+    out.append("...")
+    out.extend(actual[tail_at:] if tail else [])
+    return out
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -107,7 +143,9 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     readme = os.path.abspath(sys.argv[2])
     repo = os.path.dirname(readme)
-    keep = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--keep" else None
+    update = "--update" in sys.argv[3:]
+    rest = [a for a in sys.argv[3:] if a != "--update"]
+    keep = rest[1] if len(rest) > 1 and rest[0] == "--keep" else None
     work = keep or tempfile.mkdtemp(prefix="pipesim_readme_doctest.")
     os.makedirs(work, exist_ok=True)
     bin_dir = os.path.join(work, ".bin")
@@ -126,6 +164,7 @@ def main():
     checked = 0
     with open(readme, encoding="utf-8") as f:
         text = f.read()
+    rewrites = []  # (first line index, block length, new block lines)
     for line_number, directives, block in sessions(text):
         skip = [why for kind, why in directives if kind == "skip"]
         if skip:
@@ -149,7 +188,9 @@ def main():
                 out.pop()
             return out
 
+        new_block = []
         for command, expected in commands(block):
+            new_block.extend(("$ " + command).split("\n"))
             started = time.monotonic()
             run = subprocess.run(["bash", "-c", command], cwd=work, env=env, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
@@ -159,8 +200,10 @@ def main():
             # The wall time of each command: where the test's time goes (CI's budget).
             took = f"({time.monotonic() - started:.1f} s)"
             if matches(want, actual):
+                new_block.extend(expected)
                 print(f"ok   README.md:{line_number} {took}: $ {command.splitlines()[0]}")
             else:
+                new_block.extend(merge(want, actual) if not masks else expected)
                 failures += 1
                 print(f"FAIL README.md:{line_number} {took}: $ {command.splitlines()[0]}")
                 print("  README shows:")
@@ -169,8 +212,17 @@ def main():
                 print("  the command printed:")
                 for line in actual:
                     print("    " + line)
+        if update and not masks and new_block != block:
+            rewrites.append((line_number, len(block), new_block))
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
+    if update and rewrites:
+        lines = text.split("\n")
+        for first, length, new in sorted(rewrites, reverse=True):
+            lines[first:first + length] = new
+        with open(readme, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+        print(f"readme_doctest: {len(rewrites)} sessions rewritten in {readme}")
     print(f"{checked - failures} of {checked} README commands match")
     return 1 if failures else 0
 
