@@ -293,6 +293,7 @@ void ClickHouseSinkTask::query_keeper_map(Phase next, const StateRecord* write) 
   // KeeperStateProvider: a SELECT or INSERT on the KeeperMap table, a
   // ClickHouse query (clickhouse::KeeperMapTable); its answer, or the
   // client's socket timeout, comes as on_insert_answer().
+  PIPESIM_INVARIANT(deps_.keeper_map != nullptr, "exactlyOnce without a KeeperMap table");
   ++deps_.counters->keeper_map_ops;
   phase_ = next;
   insert_token_ = (insert_token_ + 1) & clickhouse::kReplyTokenMask;
