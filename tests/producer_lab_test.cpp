@@ -25,7 +25,7 @@
 namespace pipesim::pipeline {
 namespace {
 
-// response_loss p=1 from 10 s to 10.5 s, connection "stall" (the default).
+// response_loss p=1 from 10 s to 10.5 s, connection "stall".
 // Record 1000 goes at 10.000 s; the broker appends it at 10.001 s and its
 // answer is lost: the way back is black-holed. The broker goes on reading
 // the connection: records 1001..1004 (sent 10.010 .. 10.040 s) are appended
@@ -82,6 +82,48 @@ TEST(ProducerLab, AResetIsSeenAtOnceAndOnlyTheAnsweredRequestIsRetried) {
   EXPECT_EQ(idempotent["producer_retried_records"], 1);
   EXPECT_EQ(idempotent["kafka_records"], 30000);  // the retry is a DUPLICATE_SEQUENCE
   EXPECT_EQ(idempotent["duplicate_rows"], 0);
+}
+
+// response_loss "retransmit" (the default): a live TCP connection whose lost
+// segments are sent again after the retransmission timeout, RTO = the
+// round trip + tcp_rto_min = 2 + 200 ms, doubling (Linux tcp_set_rto,
+// RFC 6298 §5.5); p = 1 inside the window, nothing lost after it.
+
+TEST(ProducerLab, OneLateAnswerHoldsUpEveryLaterAnswerOnItsConnection) {
+  // The window is [10.0025, 10.0035) s: only [1000]'s answer, leaving at
+  // 10.003 s, is in it. It is sent again at 10.205 s and heard at 10.206 s.
+  // [1001]..[1004] (sent 10.010 .. 10.040 s, answered by the broker at
+  // 10.013 .. 10.043 s: the broker is not held up) arrive behind it on the
+  // same stream, all at 10.206 s: five late answers, where a lost answer
+  // alone would make one. Nothing times out, nothing is retried or written
+  // twice; the in-flight limit holds 1005.. in the accumulator meanwhile.
+  const Lab m("producer_retransmit_head_of_line.json");
+  EXPECT_EQ(m["producer_late_answers"], 5);
+  EXPECT_EQ(m["producer_retried_records"], 0);
+  EXPECT_EQ(m["kafka_records"], 30000);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ProducerLab, AfterTcpRetries2TheConnectionIsResetAndEveryRequestOnItRetried) {
+  // Window [10.0025, 12.5025) s, tcp_retries2 2, idempotence off. [1000]'s
+  // request (10.000 s) got through; its answer (10.003 s) and its two
+  // retransmissions (10.205, 10.609 s) are lost, and the last one's RTO
+  // (0.808 s) ends at 11.417 s: the broker's kernel gives up, the client
+  // sees the reset at 11.418 s. The requests of [1001]..[1004] (10.010 ..
+  // 10.040 s) were lost as well, so at 11.418 s five requests fail as
+  // disconnected: 5 records retried at 11.518 s, still inside the window:
+  // lost three times, the client's kernel gives up at 11.518 + 0.202 +
+  // 0.404 + 0.808 = 12.932 s and they are retried again at 13.032 s, after
+  // the window: 10 retried records. [1000] had been written at 10.001 s:
+  // without idempotence it is in Kafka twice.
+  const Lab m("producer_retransmit_gives_up_after_tcp_retries2.json");
+  EXPECT_EQ(m["producer_retried_records"], 10);
+  EXPECT_EQ(m["kafka_records"], 30000 + 1);
+  EXPECT_EQ(m["duplicate_rows"], 1);
+  EXPECT_EQ(m["producer_retry_by_path.not_idempotent"], 1);
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
 }
 
 // KAFKA-14034 through a late disconnect (docs/model.md §10 path b). 10 records/s

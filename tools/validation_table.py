@@ -48,6 +48,13 @@ BEHAVIOUR = {
                                            "its Keeper requests (insert_keeper_*) and gets through; no failure",
     "keeper_election_state_query_fails": "a KeeperMap state read during a 2 s election: the server retries it "
                                          "(keeper_max_retries) and answers within the socket timeout",
+    "producer_retransmit_head_of_line": "response_loss \"retransmit\": one answer retransmitted after the RTO "
+                                        "(202 ms) holds up the four behind it on the connection: 5 late "
+                                        "answers, nothing retried",
+    "producer_retransmit_gives_up_after_tcp_retries2": "response_loss \"retransmit\" with tcp_retries2 2: the "
+                                                       "kernel gives up, the connection is reset and every request "
+                                                       "on it retried; the written one is in Kafka twice "
+                                                       "(idempotence off)",
     "query_costs_insert_rate": "a saturated task, client_version V1: a TCP + TLS connection per insert sets "
                                "its rate (V2: 1.86 times as many inserts; the lab test)",
     "query_costs_crash_while_state_write_in_flight": "a worker crash while the AFTER_PROCESSING write is on "

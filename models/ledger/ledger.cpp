@@ -100,6 +100,16 @@ void Ledger::record_dlq(int partition, IdRange ids) {
   p.dlq.push_back(ids);
 }
 
+void Ledger::record_failed_send(int partition, IdRange ids) {
+  if (ids.count <= 0) return;
+  auto& f = partitions_[static_cast<std::size_t>(partition)].failed_sends;
+  if (!f.empty() && f.back().end() == ids.first) {
+    f.back().count += ids.count;
+    return;
+  }
+  f.push_back(ids);
+}
+
 void Ledger::record_mark(int partition, IdRange ids, LossCause cause) {
   if (ids.count <= 0) return;
   PartitionFates& p = partitions_[static_cast<std::size_t>(partition)];
@@ -195,6 +205,10 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
     bounds.push_back(m.ids.first);
     bounds.push_back(m.ids.end());
   }
+  for (const auto& f : p.failed_sends) {
+    bounds.push_back(f.first);
+    bounds.push_back(f.end());
+  }
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
 
@@ -207,6 +221,10 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
   std::vector<Mark> marks = p.marks;
   std::stable_sort(marks.begin(), marks.end(),
                    [](const Mark& a, const Mark& b) { return a.ids.first < b.ids.first; });
+  std::vector<IdRange> failed = p.failed_sends;
+  std::sort(failed.begin(), failed.end(), [](const IdRange& a, const IdRange& b) { return a.first < b.first; });
+  std::vector<IdRange> active_failed;
+  std::size_t next_failed = 0;
 
   std::vector<const RowRange*> active_rows;
   std::vector<IdRange> active_dlq;
@@ -221,6 +239,10 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
     std::erase_if(active_rows, [lo](const RowRange* r) { return r->ids.end() <= lo; });
     std::erase_if(active_dlq, [lo](const IdRange& d) { return d.end() <= lo; });
     std::erase_if(active_marks, [lo](const Mark& m) { return m.ids.end() <= lo; });
+    std::erase_if(active_failed, [lo](const IdRange& f) { return f.end() <= lo; });
+    while (next_failed < failed.size() && failed[next_failed].first == lo) {
+      active_failed.push_back(failed[next_failed++]);
+    }
     while (next_row < rows_by_start.size() && rows_by_start[next_row]->ids.first == lo) {
       active_rows.push_back(rows_by_start[next_row++]);
     }
@@ -268,7 +290,10 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
         const Attribution a = attribute(*ordered[0], *ordered[i], seen, again);
         const EntryPoint e = a.entry;
         s.duplicates_by_entry[static_cast<int>(e)] += length;
-        if (a.path != ProducerPath::COUNT) s.producer_retry_by_path[static_cast<int>(a.path)] += length;
+        if (a.path != ProducerPath::COUNT) {
+          s.producer_retry_by_path[static_cast<int>(a.path)] += length;
+          if (!active_failed.empty()) s.producer_duplicates_also_failed[static_cast<int>(a.path)] += length;
+        }
         if (groups) entries += (entries.empty() ? "" : ", ") + std::string(to_string(e));
       }
       add_group(groups, partition, lo, length, "duplicated", entries, n);

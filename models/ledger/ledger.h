@@ -59,6 +59,10 @@ struct Settlement {
   std::array<std::int64_t, static_cast<int>(LossCause::COUNT)> lost_by_cause{};
   // The producer_retry duplicates split by the path that let the copy in.
   std::array<std::int64_t, static_cast<int>(ProducerPath::COUNT)> producer_retry_by_path{};
+  // ... of which the send had also failed to the application (its callback
+  // got an exception: a retry table holds the record although Kafka has it
+  // twice), by the same path.
+  std::array<std::int64_t, static_cast<int>(ProducerPath::COUNT)> producer_duplicates_also_failed{};
   std::int64_t dlq_records_in_clickhouse = 0;
   std::int64_t dlq_records_missing = 0;
 };
@@ -85,6 +89,9 @@ class Ledger {
   void record_dlq(int partition, IdRange ids);
   // A loss cause that applies to these ids if they never reach ClickHouse.
   void record_mark(int partition, IdRange ids, LossCause cause);
+  // The producer failed these ids to the application (an exception in the
+  // send callback), whatever became of them.
+  void record_failed_send(int partition, IdRange ids);
 
   [[nodiscard]] std::int64_t produced(int partition) const { return partitions_[partition].produced; }
   // The ids of `ids` that have at least one ClickHouse row, as sorted
@@ -103,6 +110,7 @@ class Ledger {
     std::vector<RowRange> rows;
     std::vector<IdRange> dlq;
     std::vector<Mark> marks;
+    std::vector<IdRange> failed_sends;
   };
   void settle_partition(int partition, const PartitionFates& p, Settlement& s,
                         std::vector<FateGroup>* groups) const;

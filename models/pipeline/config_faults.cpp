@@ -128,11 +128,20 @@ sim::FaultSpec read_fault(const json& f, const std::string& path) {
     double p = 1.0;
     r.real("probability", p, 0, 1, "");
     keep("probability", p);
-    // How the client learns of a lost answer (producer.h): the connection
-    // stalls silently (default) or is reset.
-    std::string connection = "stall";
-    r.choice("connection", connection, {"stall", "reset"}, "");
+    // What a lost segment does (producer.h): it is retransmitted on the live
+    // connection (the default; Linux's tcp_rto_min and tcp_retries2), or the
+    // way back stalls silently, or the connection is reset.
+    std::string connection = "retransmit";
+    r.choice("connection", connection, {"retransmit", "stall", "reset"}, "");
     keep("connection", connection);
+    if (connection == "retransmit") {
+      Time rto_min = Time::millis(200);
+      r.duration("tcp_rto_min", rto_min, Time::millis(1), Time::seconds(120), "");
+      keep("tcp_rto_min", sim::format_duration(rto_min));
+      std::int64_t retries2 = 15;
+      r.integer("tcp_retries2", retries2, 1, 255, "");
+      keep("tcp_retries2", retries2);
+    }
   } else if (spec.kind == "manual_resend") {
     std::string policy = "blind";
     r.choice("resend_policy", policy, {"blind", "check_by_key"}, "");

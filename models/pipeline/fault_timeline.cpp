@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/config/duration.h"
+
 namespace pipesim::pipeline {
 
 std::vector<std::string> fault_targets(const Config& config, const std::string& kind) {
@@ -60,6 +62,21 @@ double importance_weight(const Config& real, const sim::Tilt& tilt, std::uint64_
   if (tilt.empty()) return 1.0;
   return sim::likelihood_ratio(real.faults, tilt, fault_schedule(tilted_config(real, tilt), seed),
                                real.run.duration);
+}
+
+producer::ResponseLoss response_loss_window(const sim::FaultSpec& spec, sim::Time from, sim::Time until) {
+  const std::string connection = spec.params.value("connection", std::string("retransmit"));
+  producer::ResponseLoss loss;
+  loss.probability = spec.params.value("probability", 1.0);
+  loss.mode = connection == "reset"   ? producer::LossMode::RESET
+              : connection == "stall" ? producer::LossMode::STALL
+                                      : producer::LossMode::RETRANSMIT;
+  loss.tcp_rto_min = sim::parse_duration(spec.params.value("tcp_rto_min", std::string("200ms")))
+                         .value_or(sim::Time::millis(200));
+  loss.tcp_retries2 = spec.params.value("tcp_retries2", std::int64_t{15});
+  loss.from = from;
+  loss.until = until;
+  return loss;
 }
 
 }  // namespace pipesim::pipeline

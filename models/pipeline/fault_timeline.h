@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/pipeline/config.h"
+#include "models/producer/producer.h"
 #include "sim/engine/fault_schedule.h"
 #include "sim/experiment/importance.h"
 
@@ -23,6 +24,10 @@ int fault_target_index(const std::string& target);
 
 // The partitions a fault's "partitions" parameter names ("all" when absent).
 std::vector<int> fault_partitions(const nlohmann::json& params, int partitions);
+
+// A response_loss fault as the producer takes it: a window [from, until)
+// with the spec's probability, connection, tcp_rto_min and tcp_retries2.
+producer::ResponseLoss response_loss_window(const sim::FaultSpec& spec, sim::Time from, sim::Time until);
 
 // The faults of one seed, over [0, run.duration), in firing order.
 std::vector<sim::FaultOccurrence> fault_schedule(const Config& config, std::uint64_t seed);

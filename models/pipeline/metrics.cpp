@@ -44,7 +44,13 @@ const std::vector<std::string>& metric_names() {
                           "after_truncation"}) {
       n.push_back(std::string("producer_retry_by_path.") + p);
     }
+    // ... and those of them whose send also failed to the application (issue 36).
+    for (const char* p : {"not_idempotent", "epoch_bump_resend", "producer_id_expired", "application_resend",
+                          "after_truncation"}) {
+      n.push_back(std::string("producer_duplicates_also_failed.") + p);
+    }
     n.emplace_back("producer_late_failures");
+    n.emplace_back("producer_late_answers");
     for (const auto& kind : fault_kinds()) n.push_back("faults_fired." + kind);
     n.emplace_back("events_processed");
     // Beyond docs/model.md §9: disruption episodes and how many ended in a connector stop.

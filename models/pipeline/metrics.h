@@ -30,6 +30,11 @@ namespace pipesim::pipeline {
 //       client_timeout, or a ClickHouse error code,
 //   keeper_map_queries, keeper_map_failures  the sink's KeeperMap queries
 //       (failures: an error answer or the client's socket timeout),
+//   producer_late_answers      produce answers heard late (response_loss "retransmit": a
+//       retransmitted answer, or one held behind it on its connection),
+//   producer_duplicates_also_failed.<path>  producer_retry duplicates whose send also
+//       failed to the application (the callback's exception: a retry table holds the
+//       record although Kafka has it twice), by the path of the extra copy,
 //   crash_states, crash_states_after_processing  exactlyOnce: partitions with
 //       a KeeperMap state at each worker crash (the stored row, or the one a
 //       write already sent will store), and how many of them AFTER_PROCESSING,

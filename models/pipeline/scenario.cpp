@@ -221,9 +221,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     } else if (k == "leader_flapping") {
       flap(spec, f, index);
     } else if (k == "response_loss") {
-      response_losses_.insert(response_loss_of(spec));
-      producer_.set_response_loss(response_losses_.rbegin()->first,
-                                  response_losses_.rbegin()->second);
+      producer_.add_response_loss(response_loss_window(spec, sim_.now(), sim_.now() + f.duration));
     } else if (k == "broker_crash") {
       kafka_.crash_broker(fault_target_index(f.target), f.duration);
       producer_.run_sender();
@@ -303,16 +301,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
   void end_fault(const sim::FaultSpec& spec) {
     if (spec.kind == "keeper_backlog")
       keeper_.set_degradation(sim_.now(), 1.0, keeper::ExtraClient{});
-    if (spec.kind == "response_loss") {
-      response_losses_.erase(response_losses_.find(response_loss_of(spec)));
-      producer_.run_sender();
-      if (response_losses_.empty()) {
-        producer_.set_response_loss(0.0, false);
-      } else {
-        producer_.set_response_loss(response_losses_.rbegin()->first,
-                                    response_losses_.rbegin()->second);
-      }
-    }
+    if (spec.kind == "response_loss") producer_.run_sender();  // the window knew its end
   }
 
   // Capacity figures (metrics.h): rates per second of simulated time.
@@ -380,9 +369,11 @@ class Run final : public sim::Component, public broker::ClusterListener {
           static_cast<double>(s.duplicates_by_entry[static_cast<std::size_t>(e)]);
     }
     for (int path = 0; path < static_cast<int>(ledger::ProducerPath::COUNT); ++path) {
-      v["producer_retry_by_path." +
-        std::string(ledger::to_string(static_cast<ledger::ProducerPath>(path)))] =
+      const std::string name(ledger::to_string(static_cast<ledger::ProducerPath>(path)));
+      v["producer_retry_by_path." + name] =
           static_cast<double>(s.producer_retry_by_path[static_cast<std::size_t>(path)]);
+      v["producer_duplicates_also_failed." + name] =
+          static_cast<double>(s.producer_duplicates_also_failed[static_cast<std::size_t>(path)]);
     }
     v["lost_records"] = static_cast<double>(s.lost);
     for (int c = 0; c < static_cast<int>(ledger::LossCause::COUNT); ++c) {
@@ -430,6 +421,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["producer_not_enough_replicas_after_append"] =
         static_cast<double>(producer_.counters().not_enough_replicas_after_append);
     v["producer_late_failures"] = static_cast<double>(producer_.counters().late_failures);
+    v["producer_late_answers"] = static_cast<double>(producer_.counters().late_answers);
     v["retry_table_records"] = static_cast<double>(app_.retry_table_records());
     v["leader_elections"] = static_cast<double>(kafka_.counters().leader_elections);
     v["kafka_truncated_records"] = static_cast<double>(kafka_.counters().truncated_records);
@@ -482,13 +474,6 @@ class Run final : public sim::Component, public broker::ClusterListener {
   SinkAggregate aggregate_;
   sim::ComponentId id_;
   std::vector<sim::FaultOccurrence> schedule_;
-  // The open response_loss windows: (probability, connection reset); the
-  // most likely loss applies.
-  std::multiset<std::pair<double, bool>> response_losses_;
-  static std::pair<double, bool> response_loss_of(const sim::FaultSpec& spec) {
-    return {spec.params.value("probability", 1.0),
-            spec.params.value("connection", std::string("stall")) == "reset"};
-  }
   std::vector<ledger::IdRange> rest_;  // scratch
   std::map<std::string, std::int64_t> faults_fired_;
   DisruptionEpisodes episodes_;

@@ -41,6 +41,8 @@ void Application::send_failed(const FailedSend& failed) {
     ledger_.record_mark(failed.partition, failed.ids, ledger::LossCause::SEND_FAILED_NOT_RESENT);
     return;
   }
+  // The callback's exception: the application knows these records failed.
+  ledger_.record_failed_send(failed.partition, failed.ids);
   if (options_.on_send_failure == "retry") {
     if (failed.resends >= options_.max_resends) {
       give_up(failed);

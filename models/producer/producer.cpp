@@ -174,7 +174,7 @@ bool Producer::drained(int partition) const {
 
 bool Producer::quiescent() const {
   if (!tm_.settled() || metadata_wanted_ || metadata_due_ != sim::Time::max()) return false;
-  if (response_loss_ > 0 || sim_.now() < tm_.ready_at()) return false;
+  if (loss_at(sim_.now()) != nullptr || sim_.now() < tm_.ready_at()) return false;
   for (std::size_t p = 0; p < queues_.size(); ++p) {
     const PartitionQueue& q = queues_[p];
     const int leader = cluster_.leader(static_cast<int>(p));
@@ -189,7 +189,9 @@ bool Producer::quiescent() const {
     if (c.answers_until() != sim::Time::max() || c.closed_at != sim::Time::max()) return false;
     for (const auto& r : c.requests) {
       if (r.generation != c.generation || r.answered) continue;
-      if (r.lost || r.hangs || r.dropped) return false;
+      if (r.lost || r.hangs || r.dropped || r.back_delay > sim::Time{} ||
+          r.arrives > r.sent + one_way_)
+        return false;
       for (const auto& wb : r.batches) {
         if (wb.batch != kNoBatch && pool_[wb.batch].attempts > 0) return false;
         if (r.processed && wb.result.error != ProduceError::NONE) return false;
@@ -213,18 +215,24 @@ sim::Time Producer::next_wake(sim::Time now) const {
   for (const auto& c : connections_) {
     consider(c.closed_at);
     sim::Time prev_leave{};
+    sim::Time prev_arrival{};
     bool first_unprocessed = true;
     for (const auto& r : c.requests) {
       const bool current = r.generation == c.generation;
       if (current && !r.processed && !r.dropped && first_unprocessed) {
-        consider(std::max(r.sent + one_way_, prev_leave));
+        consider(std::max(r.arrives, prev_leave));
         first_unprocessed = false;
       }
       if (current && r.processed) prev_leave = r.leave_at;
       if (r.processed) consider(r.next_hw());
+      const bool answers = current && r.processed && r.expects_response && !r.lost && !r.hangs &&
+                           r.leave_at != sim::Time::max() && r.leave_at < c.answers_until();
+      sim::Time arrival = sim::Time::max();
+      if (answers) {
+        arrival = answer_arrival(r, prev_arrival);
+        prev_arrival = arrival;
+      }
       if (!current || r.answered || !r.expects_response) continue;
-      const bool answers = r.processed && !r.lost && !r.hangs && r.leave_at != sim::Time::max() &&
-                           r.leave_at < c.answers_until();
       const bool will_answer = !r.processed || answers;  // unknown yet counts as answering
       if (answers) {
         const bool failure =
@@ -235,15 +243,17 @@ sim::Time Producer::next_wake(sim::Time now) const {
         // A plain success with nothing waiting is taken up by the next
         // wake-up (while taking arrivals there is one; handing over to the
         // direct feed, the answer itself must be taken up).
-        if (failure || queued || !taking_) consider(r.leave_at + one_way_);
+        if (failure || queued || !taking_) consider(arrival);
       }
-      if (!will_answer ||
-          (r.processed && r.leave_at + one_way_ > r.sent + options_.request_timeout)) {
+      if (!will_answer || (r.processed && arrival > r.sent + options_.request_timeout)) {
         consider(r.sent + options_.request_timeout);
-        for (const auto& wb : r.batches) {
-          if (wb.batch != kNoBatch && !pool_[wb.batch].done)
-            consider(pool_[wb.batch].created + delivery);
-        }
+      }
+      // The Sender wakes for the delivery timeout of a batch in flight
+      // (getExpiredInflightBatches), unless its answer comes first.
+      for (const auto& wb : r.batches) {
+        if (wb.batch == kNoBatch || pool_[wb.batch].done) continue;
+        const sim::Time deadline = pool_[wb.batch].created + delivery;
+        if (!answers || arrival > deadline) consider(deadline);
       }
     }
   }

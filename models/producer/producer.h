@@ -22,23 +22,40 @@
 // creation has not passed; then it fails to the application (SendFailureHandler),
 // even if an attempt of it was written.
 //
-// response_loss (model): during the window each answer is lost with the
-// fault's probability (draws from "faults/response_loss/answers"): the broker
-// has handled the request (the append happened). What follows is the fault's
+// response_loss (model): during the window each TCP segment between the
+// producer and a broker is lost with the fault's probability (draws from
+// "faults/response_loss/answers"). What a loss does is the fault's
 // `connection` parameter:
-//   - stall (the default): the way back is black-holed (no FIN, no RST: a
-//     dropping firewall or proxy); the broker goes on reading and appending
-//     the connection's next requests, but none of their answers arrives;
-//     the client waits until the oldest request passes request.timeout.ms,
-//     then closes the connection and fails every request on it, written or
-//     not (NetworkClient.handleTimedOutRequests). The default because it is
-//     the loss the client cannot tell from a slow answer, and the longer
-//     exposure: up to max.in.flight.requests.per.connection written but
-//     unacknowledged batches for request.timeout.ms;
+//   - retransmit (the default): a live connection, as Linux TCP has it. A
+//     lost segment (an answer, or a request in the other direction) is sent
+//     again after the retransmission timeout: RTO = SRTT + max(4 RTTVAR,
+//     tcp_rto_min), so ~the round trip + tcp_rto_min (200 ms) on a LAN
+//     (tcp_set_rto; RFC 6298 §2), doubling for each further loss of the same
+//     segment (RFC 6298 §5.5) up to TCP_RTO_MAX (120 s); each retransmission
+//     is lost with the same probability while the window lasts. After
+//     tcp_retries2 (15) retransmissions the kernel gives up and the connection
+//     is dead (a stall the client ends at request.timeout.ms, which comes
+//     first). A connection delivers in order: every later answer waits behind
+//     a late one (head-of-line blocking), and the broker reads the next
+//     request only once the late one has arrived; the broker is not held up
+//     by a late answer (it reads the next request once it has written the
+//     answer to its socket). So lost answers are mostly late answers;
+//   - stall: the way back is black-holed (no FIN, no RST: a dropping
+//     firewall or proxy); the broker goes on reading and appending the
+//     connection's next requests, but none of their answers arrives; the
+//     client waits until the oldest request passes request.timeout.ms, then
+//     closes the connection and fails every request on it, written or not
+//     (NetworkClient.handleTimedOutRequests): up to
+//     max.in.flight.requests.per.connection written but unacknowledged
+//     batches for request.timeout.ms;
 //   - reset: the connection is reset (RST) right after the broker handled
 //     the request; the client sees the disconnect one way later and fails
 //     the in-flight requests of that connection at once
 //     (NetworkClient.processDisconnection), retried after retry.backoff.ms.
+// The Sender's order of work is 3.4's (Sender.runOnce -> sendProducerData,
+// then client.poll): batches whose delivery.timeout.ms has passed, queued or
+// in flight (getExpiredInflightBatches), fail at their deadline, before an
+// answer that arrives later is handled; the Sender wakes for the deadline.
 //
 // Records arrive one by one (RecordSource): each goes into its partition's
 // open batch (RecordAccumulator.append); a batch is created by the record
@@ -111,13 +128,26 @@ class SendFailureHandler {
   virtual void send_failed(const FailedSend& failed) = 0;
 };
 
+// A response_loss window as the producer sees it (scenario.cpp sets it).
+enum class LossMode : std::uint8_t { RETRANSMIT, STALL, RESET };
+struct ResponseLoss {
+  double probability = 0;  // 0: no window
+  LossMode mode = LossMode::RETRANSMIT;
+  sim::Time tcp_rto_min = sim::Time::millis(200);
+  std::int64_t tcp_retries2 = 15;
+  sim::Time from{};                     // the window: segments sent in [from, until)
+  sim::Time until = sim::Time::max();
+};
+
 struct ProducerCounters {
   std::int64_t records_sent = 0;     // given to send(), re-sends included
   std::int64_t requests = 0;         // produce requests
   std::int64_t retried_records = 0;  // re-enqueued after an error or a timeout
   std::int64_t failed_records = 0;   // failed to the application
   std::int64_t expired_records = 0;  // of which by delivery.timeout.ms
-  std::int64_t lost_answers = 0;     // answers lost in a response_loss window
+  std::int64_t lost_answers = 0;     // answers lost for good in a response_loss window
+  std::int64_t late_segments = 0;    // answers and requests delivered late by retransmission
+  std::int64_t late_answers = 0;     // answers heard late: retransmitted, or held behind one that was
   // batches answered NOT_ENOUGH_REPLICAS_AFTER_APPEND (in the log, yet retried)
   std::int64_t not_enough_replicas_after_append = 0;
   std::int64_t request_timeouts = 0; // connections closed by request.timeout.ms
@@ -171,12 +201,10 @@ class Producer final : public sim::Component {
   // producer id; what the old one had not seen acknowledged goes to the
   // application (its requests on the wire are not read any more).
   void restart();
-  // response_loss window: answers lost with probability p (0: closed); the
-  // connection is reset (true) or stalls (false).
-  void set_response_loss(double p, bool reset) {
-    response_loss_ = p;
-    response_loss_resets_ = reset;
-  }
+  // A response_loss window (from its start, with its end): a segment sent at
+  // t is judged by the most likely window open at t. Windows that ended
+  // longer ago than any answer can wait for its decision are forgotten.
+  void add_response_loss(const ResponseLoss& loss);
 
   // Nothing queued, nothing in flight for the partition (all answered).
   [[nodiscard]] bool drained(int partition) const;
@@ -210,6 +238,9 @@ class Producer final : public sim::Component {
   struct Request {
     std::uint32_t generation = 0;  // the TCP connection it went on
     sim::Time sent{};
+    sim::Time arrives{};       // at the broker (retransmissions included, in order)
+    sim::Time back_delay{};    // the answer's retransmissions
+    bool back_decided = false; // back_delay drawn (once the answer has left)
     sim::Time processed_at = sim::Time::max();
     sim::Time leave_at = sim::Time::max();
     bool processed = false;
@@ -228,7 +259,8 @@ class Producer final : public sim::Component {
     sim::Time stalled_from = sim::Time::max();  // read and handled, but no answer reaches the client
     // Answers that leave the broker from here on never arrive.
     [[nodiscard]] sim::Time answers_until() const { return std::min(dead_from, stalled_from); }
-    sim::Time closed_at = sim::Time::max();  // acks=0: the client sees the broker close it
+    sim::Time closed_at = sim::Time::max();  // acks=0 or a dead TCP path: the client sees it closed
+    sim::Time last_arrival{};  // of its latest request at the broker (in-order delivery)
     int unanswered = 0;
     std::deque<Request> requests;
   };
@@ -239,13 +271,30 @@ class Producer final : public sim::Component {
   };
 
   void settle(sim::Time now);
+  // When the answer of `r` reaches the client, given the previous answer's
+  // arrival on the connection (in order); Time::max() if it never leaves.
+  // Before its retransmissions are drawn (decide_answer), the earliest.
+  [[nodiscard]] sim::Time answer_arrival(const Request& r, sim::Time previous) const {
+    if (r.leave_at == sim::Time::max()) return sim::Time::max();
+    return std::max(r.leave_at + one_way_ + r.back_delay, previous);
+  }
+  // The response_loss window open at `t` (the most likely), or nullptr.
+  [[nodiscard]] const ResponseLoss* loss_at(sim::Time t) const;
+  // A segment first sent at `at`: its delay from retransmissions, each
+  // transmission judged by the window open when it is sent; `dead` if the
+  // kernel gives up (tcp_retries2).
+  sim::Time retransmission_delay(sim::Time at, bool& dead);
+  // "retransmit": the answer of `r` has left the broker: draw its fate.
+  void decide_answer(Connection& c, Request& r);
+  // getExpiredInflightBatches for one batch in flight past its deadline.
+  void expire_in_flight(std::uint32_t id);
   void append_arrivals(int partition, std::int64_t first, std::int64_t end);
   [[nodiscard]] bool open_batch(const PartitionQueue& q) const;
   [[nodiscard]] bool sendable(const ProducerBatch& head, const PartitionQueue& q, sim::Time now) const;
   [[nodiscard]] bool can_send(const Connection& c) const;
   void advance_connection(Connection& c, sim::Time now);
   void process(Connection& c, Request& r, sim::Time at);
-  void answer(Connection& c, Request& r);
+  void answer(Connection& c, Request& r, sim::Time arrival);
   // Ground truth: the log holds an attempt of this batch, with these numbers.
   void note_written(const WireBatch& wb);
   // acks=0: records that did not make it, without the application knowing.
@@ -281,8 +330,7 @@ class Producer final : public sim::Component {
   std::vector<std::int64_t> next_id_;  // per partition: the next arrival to take
   sim::ComponentId id_;
   sim::RandomStream answers_;  // "faults/response_loss/answers"
-  double response_loss_ = 0;
-  bool response_loss_resets_ = false;
+  std::vector<ResponseLoss> losses_;  // the response_loss windows that still matter
 
   TransactionManager tm_;
   std::int64_t epoch_bumps_ = 0;  // of earlier producer instances

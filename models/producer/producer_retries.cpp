@@ -97,11 +97,18 @@ void Producer::expire_batches(sim::Time now) {
         if (wb.batch == kNoBatch) continue;
         const ProducerBatch& b = pool_[wb.batch];
         if (b.done || b.created + timeout > now) continue;
-        if (b.in_retry) tm_.mark_unresolved(b);
-        fail(wb.batch, false, false, true);  // getExpiredInflightBatches
+        expire_in_flight(wb.batch);
       }
     }
   }
+}
+
+void Producer::expire_in_flight(std::uint32_t id) {
+  // Sender.getExpiredInflightBatches: a TimeoutException to the application;
+  // a retried batch leaves its sequence unresolved. Its answer, when it
+  // comes, is a late one (late_answer).
+  if (pool_[id].in_retry) tm_.mark_unresolved(pool_[id]);
+  fail(id, false, false, true);
 }
 
 void Producer::refresh_metadata(sim::Time now) {

@@ -12,12 +12,14 @@ using broker::ProduceError;
 
 void Producer::advance_connection(Connection& c, sim::Time now) {
   sim::Time prev_leave{};
+  sim::Time prev_arrival{};
   bool blocked = false;
   for (auto& r : c.requests) {
     const bool current = r.generation == c.generation;
     if (current && !r.processed && !r.dropped && !blocked) {
-      // The broker reads a connection's next request once it has answered the previous one.
-      const sim::Time at = std::max(r.sent + one_way_, prev_leave);
+      // The broker reads a connection's next request once it has arrived and
+      // the previous one is answered.
+      const sim::Time at = std::max(r.arrives, prev_leave);
       if (at <= now) {
         process(c, r, at);
       } else {
@@ -33,11 +35,28 @@ void Producer::advance_connection(Connection& c, sim::Time now) {
                             wb.result.leader_epoch);
       }
     }
-    if (current && r.processed && !r.answered && r.expects_response && !r.lost && !r.hangs &&
-        r.leave_at < c.answers_until() && r.leave_at != sim::Time::max() &&
-        r.leave_at + one_way_ <= now) {
-      answer(c, r);
+    if (current && r.processed && r.expects_response && !r.back_decided && !r.lost && !r.hangs &&
+        r.leave_at <= now && r.leave_at < c.answers_until()) {
+      decide_answer(c, r);
     }
+    if (!current || !r.processed || !r.expects_response || r.lost || r.hangs ||
+        r.leave_at >= c.answers_until() || r.leave_at == sim::Time::max()) {
+      continue;
+    }
+    // Answers arrive in order: a late one holds up every later one.
+    const sim::Time arrival = answer_arrival(r, prev_arrival);
+    prev_arrival = arrival;
+    // An answer after the request's timeout never reaches the Sender: the
+    // connection is closed first (check_request_timeouts).
+    if (r.answered || arrival > now || arrival > r.sent + options_.request_timeout) continue;
+    // Sender.sendProducerData fails in-flight batches whose delivery timeout
+    // passed (getExpiredInflightBatches) before client.poll hands it a later
+    // answer: that answer is then a late one.
+    for (const auto& wb : r.batches) {
+      if (wb.batch == kNoBatch || pool_[wb.batch].done) continue;
+      if (pool_[wb.batch].created + options_.delivery_timeout < arrival) expire_in_flight(wb.batch);
+    }
+    answer(c, r, arrival);
   }
   while (!c.requests.empty()) {
     const Request& r = c.requests.front();
@@ -110,24 +129,30 @@ void Producer::process(Connection& c, Request& r, sim::Time at) {
   }
   if (r.hangs) {
     c.dead_from = std::min(c.dead_from, at);  // the broker stays on this request
-  } else if (r.expects_response && at < c.stalled_from && response_loss_ > 0 &&
-             answers_.bernoulli(response_loss_)) {
-    // The answer is lost after the broker handled the request.
-    r.lost = true;
-    ++counters_.lost_answers;
-    if (response_loss_resets_) {
-      // Reset: the connection is gone (nothing more is read from it) and the
-      // client sees the RST one way later.
-      c.dead_from = std::min(c.dead_from, at);
-      c.closed_at = std::min(c.closed_at, at + one_way_);
-    } else {
-      // Stall: the way back is black-holed. The broker goes on reading and
-      // handling the connection's requests (it mutes a connection only until
-      // an answer is written to its socket), but no answer reaches the
-      // client, this one and every later one (one TCP stream), until the
-      // client gives up on the oldest at request.timeout.ms.
-      c.stalled_from = std::min(c.stalled_from, at);
-    }
+    return;
+  }
+  if (at >= c.stalled_from) return;
+  // "retransmit" (or a window that opens before the answer leaves): drawn
+  // when the answer leaves (decide_answer).
+  const ResponseLoss* loss = loss_at(at);
+  if (loss == nullptr || loss->mode == LossMode::RETRANSMIT) return;
+  r.back_decided = true;
+  if (!answers_.bernoulli(loss->probability)) return;
+  // The answer is lost after the broker handled the request.
+  r.lost = true;
+  ++counters_.lost_answers;
+  if (loss->mode == LossMode::RESET) {
+    // Reset: the connection is gone (nothing more is read from it) and the
+    // client sees the RST one way later.
+    c.dead_from = std::min(c.dead_from, at);
+    c.closed_at = std::min(c.closed_at, at + one_way_);
+  } else {
+    // Stall: the way back is black-holed. The broker goes on reading and
+    // handling the connection's requests (it mutes a connection only until
+    // an answer is written to its socket), but no answer reaches the
+    // client, this one and every later one (one TCP stream), until the
+    // client gives up on the oldest at request.timeout.ms.
+    c.stalled_from = std::min(c.stalled_from, at);
   }
 }
 
@@ -147,9 +172,11 @@ void Producer::lose_silently(const WireBatch& wb) {
   }
 }
 
-void Producer::answer(Connection& c, Request& r) {
+void Producer::answer(Connection& c, Request& r, sim::Time arrival) {
   r.answered = true;
   --c.unanswered;
+  // Later than its own way back: retransmitted, or held behind one that was.
+  if (arrival > r.leave_at + one_way_) ++counters_.late_answers;
   for (const auto& wb : r.batches) {
     if (wb.batch == kNoBatch) continue;
     const std::uint32_t id = wb.batch;
@@ -218,6 +245,7 @@ void Producer::close_connection(Connection& c) {
   c.dead_from = sim::Time::max();
   c.stalled_from = sim::Time::max();
   c.closed_at = sim::Time::max();
+  c.last_arrival = sim::Time{};
   c.unanswered = 0;
   metadata_wanted_ = true;  // handleServerDisconnect
 }
@@ -312,6 +340,22 @@ void Producer::drain_and_send(sim::Time now) {
       Request r;
       r.generation = c.generation;
       r.sent = now;
+      r.arrives = now + one_way_;
+      if (const ResponseLoss* loss = loss_at(now); loss != nullptr && loss->mode == LossMode::RETRANSMIT) {
+        // The request's segments can be lost too: retransmitted, in order.
+        bool dead = false;
+        const sim::Time delay = retransmission_delay(now, dead);
+        if (delay > sim::Time{}) ++counters_.late_segments;
+        if (dead) {
+          // The kernel gives up on the connection: the client sees the error
+          // then (its socket fails) and closes it.
+          r.arrives = sim::Time::max();
+          c.closed_at = std::min(c.closed_at, now + delay);
+        } else {
+          r.arrives = std::max(now + one_way_ + delay, c.last_arrival);
+        }
+      }
+      if (r.arrives != sim::Time::max()) c.last_arrival = std::max(c.last_arrival, r.arrives);
       r.expects_response = acks_ != 0;
       if (!spare_.empty()) {
         r.batches = std::move(spare_.back());
@@ -342,18 +386,20 @@ sim::Time Producer::earliest_answer(const Connection& c) const {
   // the broker has not read yet, when it will be read: the next look).
   sim::Time t = sim::Time::max();
   sim::Time prev_leave{};
+  sim::Time prev_arrival{};
   bool first_unprocessed = true;
   for (const auto& r : c.requests) {
     const bool current = r.generation == c.generation;
     if (!current) continue;
     if (!r.processed && !r.dropped && first_unprocessed) {
-      t = std::min(t, std::max(r.sent + one_way_, prev_leave));
+      t = std::min(t, std::max(r.arrives, prev_leave));
       first_unprocessed = false;
     }
     if (r.processed) prev_leave = r.leave_at;
-    if (r.answered || !r.expects_response || !r.processed || r.lost || r.hangs) continue;
+    if (!r.expects_response || !r.processed || r.lost || r.hangs) continue;
     if (r.leave_at == sim::Time::max() || r.leave_at >= c.answers_until()) continue;
-    t = std::min(t, r.leave_at + one_way_);
+    prev_arrival = answer_arrival(r, prev_arrival);
+    if (!r.answered) t = std::min(t, prev_arrival);
   }
   return t;
 }
