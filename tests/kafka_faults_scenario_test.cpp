@@ -109,7 +109,7 @@ TEST(KafkaFaults, ConservationHoldsOverManySeedsAndSettings) {
 // sink inserts every Kafka record exactly once, so the duplicate rows must
 // equal the extra Kafka records, counted independently at the broker.
 const nlohmann::json kLostAnswers = nlohmann::json::parse(R"([
-  {"kind": "response_loss", "rate_per_day": 100, "duration": "50s", "probability": 0.3}
+  {"kind": "response_loss", "rate_per_day": 100, "duration": "50s", "probability": 0.3, "connection": "stall"}
 ])");
 
 TEST(KafkaFaults, WithoutIdempotenceDuplicatesEqualTheRetriedAppends) {
