@@ -126,6 +126,73 @@ TEST(ProducerLab, AfterTcpRetries2TheConnectionIsResetAndEveryRequestOnItRetried
   EXPECT_EQ(m["pending_records"], 0);
 }
 
+// A retransmitted answer after its batch's deadline. Only a retry can be
+// answered after its deadline: a first attempt's deadline (created +
+// delivery.timeout.ms, here 30 s both) is never before its request's
+// timeout, which closes the connection first. 1 record/s (record k at k s),
+// idempotent, retry.backoff.ms 100. Record 10 goes at 10.000 s and is
+// appended by broker-0 at 10.001 s; at 10.0015 s broker-0 gives the
+// partition up (controlled) and broker-1 leads from 14.5015 s. The new
+// leader's log ends where the followers were at the move: [10] (to be
+// replicated at 10.003 s) is cut (kafka_truncated_records 1). [10]'s answer
+// is NOT_LEADER_OR_FOLLOWER, heard at 10.0025 s; the client refreshes its
+// metadata every retry.backoff.ms (no leader) until the one due at
+// 14.5045 s names broker-1. Then [10] (sequence 10) and [11..14] (one batch,
+// waiting behind it) go to broker-1: appended at 14.5055 and 14.5075 s,
+// answered at 14.5075 and 14.5095 s, both inside the response_loss window
+// [14.505, 40.1) s (p = 1). [15], [16], [17] (15..17 s) go too, their
+// requests lost in the window; [18].. wait (five in flight). At 40.000 s
+// [10]'s delivery timeout passes in flight: TimeoutException to the
+// application, though it is in Kafka, its sequence left unresolved. Each
+// answer is sent again at RTO 202 ms, doubling: 0.202 x (2^7 - 1) =
+// 25.654 s after it first left.
+
+TEST(ProducerLab, ARetransmittedAnswerAfterTheDeadlineResolvesTheSequence) {
+  // tcp_retries2 15 (default): [10]'s 7th retransmission leaves at
+  // 14.5075 + 25.654 = 40.1615 s, after the window: it arrives at 40.1625 s,
+  // a success for a batch already failed (Sender.completeBatch ->
+  // handleCompletedBatch): the acknowledged sequence moves to 10 and the
+  // partition is resolved, no epoch bump. [11..14]'s answer follows at
+  // 40.1645 s (late too: 2 late answers); the requests of [15]..[17] get
+  // through at 40.655 .. 42.655 s and are answered in time. Nothing twice.
+  const Lab m("producer_retransmit_arrives_after_the_deadline.json");
+  EXPECT_EQ(m["records_produced"], 300);
+  EXPECT_EQ(m["kafka_truncated_records"], 1);
+  EXPECT_EQ(m["producer_expired_records"], 1);
+  EXPECT_EQ(m["producer_late_answers"], 2);
+  EXPECT_EQ(m["producer_late_failures"], 0);
+  EXPECT_EQ(m["producer_epoch_bumps"], 0);
+  EXPECT_EQ(m["producer_retried_records"], 1);  // [10] after NOT_LEADER
+  EXPECT_EQ(m["kafka_records"], 300);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["lost_records"], 0);  // 10 failed to the application, yet it is in Kafka
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(ProducerLab, ARetransmissionGivingUpAfterTheDeadlineBumpsTheEpochAndWrittenBatchesAreAppendedAgain) {
+  // tcp_retries2 6: after [10]'s 6th lost retransmission (27.23 s) and its
+  // RTO, the broker's kernel gives up at 14.5075 + 25.654 = 40.1615 s; the
+  // client sees the reset at 40.1625 s and every request on the connection
+  // fails as disconnected. [10]'s is a late failure of a done batch:
+  // failBatch with adjustSequenceNumbers -> epoch bump; [11..14] (appended,
+  // unanswered), [15], [16], [17] (never arrived) get epoch 1, sequences
+  // 0, 1..3 ... 6 (startSequencesAtBeginning) and are retried at 40.2625 s
+  // (after the window): broker-1 takes epoch 1 from sequence 0, so 11..14
+  // are in Kafka twice (epoch_bump_resend). Retried: [10] once, then 4 + 3.
+  const Lab m("producer_retransmit_gives_up_after_the_deadline.json");
+  EXPECT_EQ(m["records_produced"], 300);
+  EXPECT_EQ(m["producer_expired_records"], 1);
+  EXPECT_EQ(m["producer_late_failures"], 1);
+  EXPECT_EQ(m["producer_epoch_bumps"], 1);
+  EXPECT_EQ(m["producer_retried_records"], 1 + 4 + 3);
+  EXPECT_EQ(m["kafka_records"], 300 + 4);
+  EXPECT_EQ(m["duplicate_rows"], 4);
+  EXPECT_EQ(m["producer_retry_by_path.epoch_bump_resend"], 4);
+  EXPECT_EQ(m["producer_duplicates_also_failed.epoch_bump_resend"], 0);  // 11..14 were acknowledged in the end
+  EXPECT_EQ(m["lost_records"], 0);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
 // KAFKA-14034 through a late disconnect (docs/model.md §10 path b). 10 records/s
 // (record k at 100k ms), retry.backoff.ms 20, delivery.timeout.ms =
 // request.timeout.ms = 30 s, on_send_failure=drop. Record 100 goes at

@@ -55,6 +55,13 @@ BEHAVIOUR = {
                                                        "kernel gives up, the connection is reset and every request "
                                                        "on it retried; the written one is in Kafka twice "
                                                        "(idempotence off)",
+    "producer_retransmit_arrives_after_the_deadline": "a retry's answer, retransmitted past its batch's "
+                                                      "delivery timeout: TimeoutException (yet in Kafka), "
+                                                      "then the late success resolves the sequence; no bump",
+    "producer_retransmit_gives_up_after_the_deadline": "the same answer's retransmissions give up "
+                                                       "(tcp_retries2 6) after the deadline: the reset is a late "
+                                                       "failure, the epoch bump re-numbers a written batch, "
+                                                       "appended again (KAFKA-14034)",
     "query_costs_insert_rate": "a saturated task, client_version V1: a TCP + TLS connection per insert sets "
                                "its rate (V2: 1.86 times as many inserts; the lab test)",
     "query_costs_crash_while_state_write_in_flight": "a worker crash while the AFTER_PROCESSING write is on "
