@@ -24,9 +24,12 @@ ROWS = [("retransmit", 0.01), ("retransmit", 0.03), ("retransmit", 0.05), ("stal
 
 
 def run(pipesim, mode, probability):
-    faults = [{"kind": "leader_flapping", "at": "19h", "duration": "45m", "partitions": "all"},
-              {"kind": "response_loss", "at": "19h", "duration": "45m", "probability": probability,
-               "connection": mode}]
+    # The scenario's own faults, with this row's loss on its response_loss window.
+    with open(SCENARIO) as f:
+        faults = json.load(f)["faults"]
+    for fault in faults:
+        if fault["kind"] == "response_loss":
+            fault.update(probability=probability, connection=mode)
     command = [pipesim, "run", SCENARIO, "--set", "faults=" + json.dumps(faults, separators=(",", ":")),
                "--format", "json"]
     return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)["metrics"]
