@@ -144,6 +144,32 @@ TEST(Ledger, FinalFoldsCopiesOfAKeyOnlyWithinOneTablePartition) {
   EXPECT_EQ(s.final_duplicate_rows, 40);
 }
 
+// A range inserted thousands of times (a put loop that outlives
+// max.poll.interval.ms): each copy after the first is attributed once, by the
+// first reason an earlier insert of its Kafka copy gave, and FINAL keeps one
+// row per table partition. (The sweep compared every pair of copies before:
+// the swarm's config with ~112,000 copies of a range never settled.)
+TEST(Ledger, ThousandsOfInsertsOfOneRangeAreEachAttributed) {
+  Ledger l(1);
+  l.emit(0, 10);
+  std::uint64_t serial = 0;
+  for (int j = 1; j <= 5000; ++j) {
+    // First a plain insert, then redeliveries and plain re-reads alternating.
+    RowRange r = rows(0, 10, 1, ++serial, j % 2 == 0 ? InsertTag::REDELIVERY : InsertTag::NORMAL);
+    r.table_partition = static_cast<std::uint32_t>(j % 3);
+    l.record_rows(0, r);
+  }
+  l.record_rows(0, rows(0, 10, 2, ++serial, InsertTag::NORMAL, CopyCause::RETRY_EPOCH_BUMP));
+  const Settlement s = l.settle();
+  EXPECT_EQ(s.rows, 5001 * 10);
+  EXPECT_EQ(s.duplicate_rows, 5000 * 10);
+  // Insert 2 is a redelivery; every later insert of copy 1 follows it.
+  EXPECT_EQ(entry(s, EntryPoint::INSERT_TIMEOUT_REDELIVERY), 4999 * 10);
+  EXPECT_EQ(entry(s, EntryPoint::PRODUCER_RETRY), 10);
+  EXPECT_EQ(s.producer_retry_by_path[static_cast<std::size_t>(ProducerPath::EPOCH_BUMP_RESEND)], 10);
+  EXPECT_EQ(s.final_duplicate_rows, 2 * 10);  // table partitions 0, 1 and 2 (copy 2 in 0)
+}
+
 TEST(Ledger, RowsForIdsNeverProducedAreAnInvariantViolation) {
   Ledger l(1);
   l.emit(0, 10);

@@ -691,6 +691,52 @@ TEST(SwarmFindings, DeliveryTimeoutRaisedToLingerPlusRequestTimeoutStaysInItsRan
   EXPECT_EQ(reloaded.producer.delivery_timeout, c.producer.delivery_timeout);
 }
 
+// Configs the swarm drew while keeper_stall was added (tests/swarm_findings/, each
+// failing with the seed in its name before its fix).
+// Returns the run's check_metrics verdict ("" when every check holds).
+std::string run_finding(const std::string& file, std::uint64_t seed, sim::Metrics& m) {
+  const char* root = std::getenv("PIPESIM_SOURCE_DIR");
+  const std::string dir = std::string(root ? root : ".") + "/tests/swarm_findings/";
+  SwarmCase sc;
+  sc.raw = read_config_file(dir + file);
+  for (const auto& f : sc.raw["faults"]) {
+    const std::string kind = f["kind"].get<std::string>();
+    if (f.contains("at")) ++sc.scheduled[kind];
+    if (std::find(sc.kinds.begin(), sc.kinds.end(), kind) == sc.kinds.end()) sc.kinds.push_back(kind);
+  }
+  m = run_scenario(load_config(sc.raw), seed);
+  return check_metrics(sc, m);
+}
+
+// A task catching up inside its assign() reverts tolerateStateMismatch, a config
+// change that restarts every task; the rebalance handing out assignments went on
+// and gave the stale generation's partitions to task-3's new instance, still in
+// SinkTask.start (a replica down): it polled and put() while its start queries ran
+// ("invariant violated: put() while a put is in progress"). A member that left
+// during the hand-out no longer gets the old generation's assignment.
+TEST(SwarmFindings, ATaskRestartedWhileAssignmentsAreHandedOutWaitsForTheNextGeneration) {
+  sim::Metrics m;
+  std::string problems;
+  ASSERT_NO_THROW(problems = run_finding("rebalance_reentered_by_a_restart_seed_159119.json", 159119, m));
+  EXPECT_EQ(problems, "");
+  // The path of the finding: poll timeouts, and restarts that replay what was put.
+  EXPECT_GT(value(m, "poll_timeouts"), 0);
+  EXPECT_GT(value(m, "duplicate_rows_by_entry.task_restart_replay"), 0);
+}
+
+// max.poll.interval.ms 20 ms: every put outlives the poll timeout and the same
+// ranges are inserted again and again (54.6 million duplicate rows of 35,893
+// records). The ledger's sweep attributed each id range's copies by comparing
+// every pair (O(n^2) in ~112,000 copies): the run never finished. The sweep now
+// keeps the active copies in insert order with per-copy and per-partition tallies.
+TEST(SwarmFindings, ARangeInsertedTensOfThousandsOfTimesSettles) {
+  sim::Metrics m;
+  std::string problems;
+  ASSERT_NO_THROW(problems = run_finding("ledger_settle_quadratic_seed_119660.json", 119660, m));
+  EXPECT_EQ(problems, "");
+  EXPECT_GT(value(m, "duplicate_rows"), 1000 * value(m, "records_produced"));
+}
+
 // The swarm reaches the pipeline's rare paths (FoundationDB's CODE_PROBE
 // idea): over the configs of the CI run, some runs throw State MISMATCH,
 // CONTAINS and ERROR State, fail a task, send to the DLQ, duplicate rows by

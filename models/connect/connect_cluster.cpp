@@ -121,7 +121,14 @@ void ConnectCluster::complete_rebalance() {
   for (std::size_t m = 0; m < members.size(); ++m) {
     for (const int p : assignment[m]) owner_[static_cast<std::size_t>(p)] = &task(members[m]);
   }
-  for (std::size_t m = 0; m < members.size(); ++m) task(members[m]).assign(assignment[m]);
+  // A member's assign() may reenter (a task catching up at once reverts
+  // tolerateStateMismatch: every task restarts, leaves and rejoins). Each
+  // member gets the SyncGroup answer of the generation it joined: one that
+  // left meanwhile is no longer in it (its new instance joins the next
+  // generation), and once a new rebalance has begun the rest wait for it.
+  for (std::size_t m = 0; m < members.size() && !rebalancing_; ++m) {
+    if (member_[static_cast<std::size_t>(members[m])]) task(members[m]).assign(assignment[m]);
+  }
 }
 
 void ConnectCluster::task_joined(int t) {

@@ -1,6 +1,8 @@
 #include "models/ledger/ledger.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 
 #include "sim/engine/invariant.h"
@@ -212,10 +214,18 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
 
+  // Rows enter the sweep in the order of their first id and leave in the
+  // order of their end; the active ones are kept in insert order (the order
+  // attribution reads them in), with a count per table partition. A range
+  // inserted again and again (a redelivery loop) stays active over many
+  // bounds: each step is O(log n), never a pass over every active row.
   std::vector<const RowRange*> rows_by_start;
   for (const auto& r : p.rows) rows_by_start.push_back(&r);
   std::stable_sort(rows_by_start.begin(), rows_by_start.end(),
                    [](const RowRange* a, const RowRange* b) { return a->ids.first < b->ids.first; });
+  std::vector<const RowRange*> rows_by_end(rows_by_start);
+  std::stable_sort(rows_by_end.begin(), rows_by_end.end(),
+                   [](const RowRange* a, const RowRange* b) { return a->ids.end() < b->ids.end(); });
   std::vector<IdRange> dlq = p.dlq;
   std::sort(dlq.begin(), dlq.end(), [](const IdRange& a, const IdRange& b) { return a.first < b.first; });
   std::vector<Mark> marks = p.marks;
@@ -226,17 +236,29 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
   std::vector<IdRange> active_failed;
   std::size_t next_failed = 0;
 
-  std::vector<const RowRange*> active_rows;
+  // Insert order; rows of one insert (same serial) in the order they were recorded.
+  const auto by_insert = [](const RowRange* a, const RowRange* b) {
+    return a->insert_serial != b->insert_serial ? a->insert_serial < b->insert_serial : a < b;
+  };
+  std::set<const RowRange*, decltype(by_insert)> active_rows(by_insert);
+  std::map<std::uint32_t, std::int64_t> active_table_partitions;  // table partition -> active rows
+  struct CopySeen {
+    InsertTag first_again = InsertTag::NORMAL;  // the first earlier row's tag that is not NORMAL
+  };
+  std::map<std::uint32_t, CopySeen> copies;  // segment_uid -> what earlier rows of it said
   std::vector<IdRange> active_dlq;
   std::vector<Mark> active_marks;
-  std::vector<const RowRange*> ordered;
-  std::size_t next_row = 0, next_dlq = 0, next_mark = 0;
+  std::size_t next_row = 0, next_end = 0, next_dlq = 0, next_mark = 0;
   std::int64_t classified = 0;
 
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
     const std::int64_t lo = bounds[k];
     const std::int64_t length = bounds[k + 1] - lo;
-    std::erase_if(active_rows, [lo](const RowRange* r) { return r->ids.end() <= lo; });
+    while (next_end < rows_by_end.size() && rows_by_end[next_end]->ids.end() <= lo) {
+      const RowRange* r = rows_by_end[next_end++];
+      if (active_rows.erase(r) == 0) continue;  // empty: never entered
+      if (--active_table_partitions[r->table_partition] == 0) active_table_partitions.erase(r->table_partition);
+    }
     std::erase_if(active_dlq, [lo](const IdRange& d) { return d.end() <= lo; });
     std::erase_if(active_marks, [lo](const Mark& m) { return m.ids.end() <= lo; });
     std::erase_if(active_failed, [lo](const IdRange& f) { return f.end() <= lo; });
@@ -244,7 +266,9 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
       active_failed.push_back(failed[next_failed++]);
     }
     while (next_row < rows_by_start.size() && rows_by_start[next_row]->ids.first == lo) {
-      active_rows.push_back(rows_by_start[next_row++]);
+      const RowRange* r = rows_by_start[next_row++];
+      active_rows.insert(r);
+      ++active_table_partitions[r->table_partition];
     }
     while (next_dlq < dlq.size() && dlq[next_dlq].first == lo) active_dlq.push_back(dlq[next_dlq++]);
     while (next_mark < marks.size() && marks[next_mark].ids.first == lo) {
@@ -266,35 +290,28 @@ void Ledger::settle_partition(int partition, const PartitionFates& p, Settlement
     } else if (n > 1) {
       s.duplicated += length;
       s.duplicate_rows += (n - 1) * length;
-      ordered = active_rows;
-      std::sort(ordered.begin(), ordered.end(), [](const RowRange* a, const RowRange* b) {
-        return a->insert_serial < b->insert_serial;
-      });
+      // A FINAL query folds the copies within a table partition only.
+      const auto partitions = static_cast<std::int64_t>(active_table_partitions.size());
+      s.final_duplicate_rows += (partitions - 1) * length;
       std::string entries;
-      std::size_t partitions = 1;  // distinct table partitions among the copies
-      for (std::size_t i = 1; i < ordered.size(); ++i) {
-        const bool new_partition = std::none_of(
-            ordered.begin(), ordered.begin() + static_cast<long>(i),
-            [&](const RowRange* earlier) { return earlier->table_partition == ordered[i]->table_partition; });
-        partitions += new_partition ? 1 : 0;
-      }
-      s.final_duplicate_rows += static_cast<std::int64_t>(partitions - 1) * length;
-      for (std::size_t i = 1; i < ordered.size(); ++i) {
-        bool seen = false;
-        InsertTag again = ordered[i]->tag;
-        for (std::size_t k = 0; k < i; ++k) {
-          if (ordered[k]->segment_uid != ordered[i]->segment_uid) continue;
-          seen = true;
-          if (again == InsertTag::NORMAL && ordered[k]->tag != InsertTag::NORMAL) again = ordered[k]->tag;
+      copies.clear();
+      const RowRange* first = *active_rows.begin();
+      for (const RowRange* row : active_rows) {
+        const auto [it, fresh] = copies.try_emplace(row->segment_uid);
+        if (row != first) {
+          // `again`: the row's own tag, or else the first non-NORMAL tag of an
+          // earlier insert of the same Kafka copy.
+          const InsertTag again = row->tag != InsertTag::NORMAL ? row->tag : it->second.first_again;
+          const Attribution a = attribute(*first, *row, !fresh, again);
+          const EntryPoint e = a.entry;
+          s.duplicates_by_entry[static_cast<int>(e)] += length;
+          if (a.path != ProducerPath::COUNT) {
+            s.producer_retry_by_path[static_cast<int>(a.path)] += length;
+            if (!active_failed.empty()) s.producer_duplicates_also_failed[static_cast<int>(a.path)] += length;
+          }
+          if (groups) entries += (entries.empty() ? "" : ", ") + std::string(to_string(e));
         }
-        const Attribution a = attribute(*ordered[0], *ordered[i], seen, again);
-        const EntryPoint e = a.entry;
-        s.duplicates_by_entry[static_cast<int>(e)] += length;
-        if (a.path != ProducerPath::COUNT) {
-          s.producer_retry_by_path[static_cast<int>(a.path)] += length;
-          if (!active_failed.empty()) s.producer_duplicates_also_failed[static_cast<int>(a.path)] += length;
-        }
-        if (groups) entries += (entries.empty() ? "" : ", ") + std::string(to_string(e));
+        if (it->second.first_again == InsertTag::NORMAL) it->second.first_again = row->tag;
       }
       add_group(groups, partition, lo, length, "duplicated", entries, n);
     } else if (dlq_sends > 0 || !active_marks.empty()) {
