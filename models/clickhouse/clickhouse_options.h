@@ -140,7 +140,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, ClickHous
             "the cleanup thread scales its sleep to find about this much work (0: no adaptation)");
   v.integer("zookeeper_session_expiration_check_period",
             o.zookeeper_session_expiration_check_period, 1, 86400,
-            "seconds: a replica whose Keeper session was lost retries this often");
+            "seconds: the restarting thread's check period while healthy (an expired session wakes "
+            "it at once); the default length of a keeper_session_loss fault");
   v.integer("insert_quorum", o.insert_quorum, 0, 100, "replicas an insert waits for (0, 1: off)");
   v.millis("insert_quorum_timeout", o.insert_quorum_timeout, 1, 86400000,
            "ms: a quorum insert waits this long for the next replica to have its part, then "

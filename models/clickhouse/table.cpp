@@ -337,11 +337,13 @@ void ReplicatedTable::handle(const sim::Event& event) {
   Replica& rep = replicas_[index];
   if (event.type == kSessionsExpire) {
     // Every server's session times out while Keeper has no leader; the tables
-    // are read-only until the new leader accepts new sessions.
+    // are read-only until the restarting thread gets a new session.
     if (version != election_ || keeper_.available(sim_.now())) return;
-    for (std::size_t r = 0; r < replicas_.size(); ++r) {
-      if (!replicas_[r].down) session_expired(static_cast<int>(r), keeper_.unavailable_until());
-    }
+    expire_every_session();
+    return;
+  }
+  if (event.type == kStallExpire) {
+    if (version == stall_) expire_every_session();
     return;
   }
   if (rep.epoch != version) return;
@@ -355,15 +357,13 @@ void ReplicatedTable::handle(const sim::Event& event) {
       session_back(static_cast<int>(index));
       return;
     case kSessionCheck:
-      // ReplicatedMergeTreeRestartingThread: a new session and the replica's
-      // start-up requests must get through Keeper.
-      if (keeper_.available(sim_.now()) &&
-          keeper_.expected_wait(sim_.now()) < keeper_.options().operation_timeout) {
-        session_back(static_cast<int>(index));
-      } else {
-        sim_.schedule_in(sim::Time::seconds(options_.zookeeper_session_expiration_check_period),
-                         id_, kSessionCheck, pack(index, rep.epoch));
-      }
+      restart_attempt(static_cast<int>(index));
+      return;
+    case kConnectTry:
+      connect_try(static_cast<int>(index));
+      return;
+    case kSessionStartup:
+      start_up(static_cast<int>(index));
       return;
     case kSessionLost:
       if (!rep.down && !rep.read_only) session_expired(static_cast<int>(index), sim::Time::max());

@@ -110,7 +110,8 @@ struct TableCounters {
   std::int64_t cleanup_runs = 0;
   std::int64_t block_ids_removed = 0;
   std::int64_t keeper_retries = 0;
-  std::int64_t session_losses = 0;
+  std::int64_t session_losses = 0;    // Keeper sessions expired (every table of the server read-only)
+  std::int64_t restart_attempts = 0;  // ReplicatedMergeTreeRestartingThread's tries for a new session
   std::int64_t inserts_delayed = 0;  // slept for too many parts
   std::int64_t too_many_parts = 0;   // refused with 252
 };
@@ -194,6 +195,10 @@ class ReplicatedTable final : public sim::Component {
   // keeper_election: Keeper has no leader until `until`. A commit multi in
   // flight was applied with probability `commit_applied`.
   void keeper_election(sim::Time until, double commit_applied);
+  // keeper_stall: Keeper answers nothing until `until` (table_sessions.cpp).
+  void keeper_stall(sim::Time until);
+  // Replica-seconds read-only (a lost Keeper session) up to `now`.
+  [[nodiscard]] double read_only_seconds(sim::Time now) const;
 
   [[nodiscard]] const TableCounters& counters() const { return counters_; }
   // Server answer time of inserts (arrival to answer), microseconds.
@@ -258,7 +263,10 @@ class ReplicatedTable final : public sim::Component {
     sim::Time stall_until{};  // insert_timeout on this replica
     double stall_server_commits = 1.0;
     bool read_only = false;
-    sim::Time read_only_until = sim::Time::max();  // max: until a session check succeeds
+    sim::Time read_only_since{};
+    sim::Time read_only_until = sim::Time::max();  // max: until the restarting thread succeeds
+    std::int64_t restart_failures = 0;             // the restarting thread's consecutive failures
+    std::int64_t connect_tries = 0;                // handshakes tried in its current attempt
     std::uint16_t epoch = 0;  // bumps on crash and session loss: stale replica events are ignored
     // The cleanup thread.
     CleanupSchedule schedule;
@@ -298,6 +306,12 @@ class ReplicatedTable final : public sim::Component {
   void maybe_wake_cleanup();
   void session_expired(int replica, sim::Time until);
   void session_back(int replica);
+  void end_read_only(Replica& rep, sim::Time now);
+  void restart_attempt(int replica);
+  void connect_try(int replica);
+  void start_up(int replica);
+  void restart_failed(int replica, sim::Time at);
+  void expire_every_session();
   void replan_quorums_after(int replica, sim::Time available_again);
   [[nodiscard]] std::uint32_t table_partition(sim::Time at) const;
   [[nodiscard]] sim::Time wake_check_every() const;
@@ -332,6 +346,10 @@ class ReplicatedTable final : public sim::Component {
   std::vector<Replica> replicas_;
   std::int64_t parts_since_log_clear_ = 0;
   std::uint16_t election_ = 0;  // the latest keeper_election
+  std::uint16_t stall_ = 0;     // the latest keeper_stall
+  // When the latest stall ends every session (max: it does not).
+  sim::Time stall_expiry_ = sim::Time::max();
+  std::int64_t read_only_us_ = 0;  // replica-time read-only, ended stretches
   sim::ComponentId id_;
   AggregateInserts* aggregate_ = nullptr;
   double aggregate_rate_ = 0;

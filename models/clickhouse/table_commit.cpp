@@ -40,13 +40,16 @@ void ReplicatedTable::plan_keeper_phase(std::uint32_t slot, sim::Time at) {
   if (quorum_ > 0 && s.retries == 0) requests += 3;  // checkQuorumPrecondition
   const keeper::KeeperAnswer answer = keeper_.request(now, requests, keeper::KeeperClient::INSERTS);
   if (!answer.ok) {
+    sim::Time failed_at = at + answer.latency;
     if (answer.operation_timeout) {
       // The ZooKeeper client finalizes its session on an operation timeout:
-      // the replica's tables go read-only until a new session is set up.
-      sim_.schedule(at + answer.latency, id_, kSessionLost,
-                    pack(static_cast<std::uint32_t>(s.replica), rep.epoch));
+      // the replica's tables go read-only until a new session is set up. A
+      // stall ends every session sooner (the background's older requests):
+      // this request fails with them.
+      if (stall_expiry_ > at && stall_expiry_ < failed_at) failed_at = stall_expiry_;
+      sim_.schedule(failed_at, id_, kSessionLost, pack(static_cast<std::uint32_t>(s.replica), rep.epoch));
     }
-    fail_attempt(slot, at + answer.latency, QueryStatus::KEEPER_EXCEPTION);
+    fail_attempt(slot, failed_at, QueryStatus::KEEPER_EXCEPTION);
     return;
   }
   if (s.commit_unknown && s.committed) {

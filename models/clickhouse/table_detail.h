@@ -19,6 +19,9 @@ enum EventType : std::uint32_t {
   kSessionCheck,    // ReplicatedMergeTreeRestartingThread retries a lost session (replica)
   kSessionLost,     // an operation timeout finalized a replica's session (replica)
   kSessionsExpire,  // a leader election outlasted the session timeout (election)
+  kStallExpire,     // a Keeper stall outlasted operation_timeout_ms (stall)
+  kConnectTry,      // the restarting thread's next handshake try (replica)
+  kSessionStartup,  // the new session is up: tryStartup's requests (replica)
   kWakeCheck,       // the background scheduler's cleanup wake-up check, for aggregated inserts
 };
 

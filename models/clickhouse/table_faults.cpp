@@ -1,6 +1,6 @@
-// ReplicatedTable under faults: stalls, replica crashes, Keeper session loss
-// and expiry (read-only replicas), Keeper elections, and the cleanup threads
-// that trim the dedup window.
+// ReplicatedTable under faults: stalls, replica crashes, Keeper elections,
+// and the cleanup threads that trim the dedup window. Keeper sessions (expiry,
+// read-only replicas, the restarting thread, Keeper stalls): table_sessions.cpp.
 #include "models/clickhouse/table.h"
 
 #include <algorithm>
@@ -31,8 +31,7 @@ void ReplicatedTable::crash_replica(int replica, sim::Time until, bool hang) {
   rep.hang = hang;
   rep.crashed_at = now;
   rep.up_at = until;
-  rep.read_only = false;  // the restarted server opens a new session
-  rep.read_only_until = sim::Time::max();
+  end_read_only(rep, now);  // the restarted server opens a new session
   ++rep.epoch;
   stop_cleanup(replica);
   sim_.schedule(until, id_, kReplicaUp, pack(static_cast<std::uint32_t>(replica), rep.epoch));
@@ -55,56 +54,6 @@ void ReplicatedTable::crash_replica(int replica, sim::Time until, bool hang) {
     release(slot);
   }
   replan_quorums_after(replica, until);
-}
-
-void ReplicatedTable::lose_session(int replica, sim::Time until) {
-  session_expired(replica, until);
-}
-
-void ReplicatedTable::session_expired(int replica, sim::Time until) {
-  const sim::Time now = sim_.now();
-  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
-  if (rep.down) return;
-  ++counters_.session_losses;
-  rep.read_only = true;
-  rep.read_only_until = until;
-  ++rep.epoch;
-  stop_cleanup(replica);  // ZSESSIONEXPIRED: the cleanup thread stops until the restart
-  if (until != sim::Time::max()) {
-    sim_.schedule(std::max(until, now), id_, kSessionBack,
-                  pack(static_cast<std::uint32_t>(replica), rep.epoch));
-  } else {
-    sim_.schedule_in(sim::Time::seconds(options_.zookeeper_session_expiration_check_period), id_,
-                     kSessionCheck, pack(static_cast<std::uint32_t>(replica), rep.epoch));
-  }
-  for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
-    Insert& s = pending_[slot];
-    if (!s.in_use || s.replica != replica || s.orphan) continue;
-    if (s.phase == Phase::KEEPER) {
-      ++s.version;
-      if (now < s.keeper_start) {
-        s.phase = Phase::RETRY;
-        schedule_slot(slot, s.keeper_start, kAttempt);  // it will find the table read-only
-        continue;
-      }
-      // A request of an expired session is not applied, but the server
-      // cannot know whether a commit multi in flight got through.
-      if (now >= s.commit_sent_at) s.commit_unknown = true;
-      fail_attempt(slot, now, QueryStatus::TABLE_IS_READ_ONLY);
-    } else if (s.phase == Phase::QUORUM) {
-      // The wait for the quorum loses its watch: the status is unknown (the part is committed).
-      ++s.version;
-      complete(slot, QueryStatus::UNKNOWN_STATUS_OF_INSERT);
-    }
-  }
-  replan_quorums_after(replica, until);
-}
-
-void ReplicatedTable::session_back(int replica) {
-  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
-  rep.read_only = false;
-  rep.read_only_until = sim::Time::max();
-  start_cleanup(replica, sim_.now());  // the restarting thread starts it again: it runs at once
 }
 
 void ReplicatedTable::replan_quorums_after(int replica, sim::Time available_again) {

@@ -72,12 +72,24 @@ void Keeper::solve() {
   peak_utilisation_ = std::max(peak_utilisation_, loop_.offered_load());
 }
 
+// A stalled leader serves nothing: the threads away come back to it
+// (dF/dt = (N - F) / D, the equation with mu = 0).
+Fluid stalled_fluid_of(const ClosedLoop& loop) {
+  return Fluid{static_cast<double>(loop.threads()), std::max(loop.away_s(), 1e-12)};
+}
+
 double Keeper::fluid_at(sim::Time at) const {
-  return fluid_of(loop_).at(fluid_, std::max(0.0, seconds(at - last_)));
+  const double tau = std::max(0.0, seconds(at - last_));
+  if (!stalled(last_)) return fluid_of(loop_).at(fluid_, tau);
+  const double in_stall = std::min(tau, seconds(stalled_until_ - last_));
+  const double at_end = stalled_fluid_of(loop_).at(fluid_, in_stall);
+  return tau <= in_stall ? at_end : fluid_of(loop_).at(at_end, tau - in_stall);
 }
 
 double Keeper::fluid_integral(sim::Time to) const {
-  return fluid_of(loop_).integral(fluid_, std::max(0.0, seconds(to - last_)));
+  const double tau = std::max(0.0, seconds(to - last_));
+  if (stalled(last_)) return stalled_fluid_of(loop_).integral(fluid_, tau);
+  return fluid_of(loop_).integral(fluid_, tau);
 }
 
 double Keeper::round_trip_share() const {
@@ -97,7 +109,11 @@ double Keeper::in_flight_at(sim::Time at) const {
 void Keeper::advance(sim::Time now) {
   while (last_ < now) {
     const bool up = available(last_);
-    const sim::Time to = up ? now : std::min(now, unavailable_until_);
+    // Segments end where a stall begins or ends (its dynamics differ).
+    sim::Time to = up ? now : std::min(now, unavailable_until_);
+    const bool stalled_now = up && stalled(last_);
+    if (stalled_now) to = std::min(to, stalled_until_);
+    if (up && last_ < stalled_from_) to = std::min(to, stalled_from_);
     const double dt = seconds(to - last_);
     double streamed = 0;
     for (const auto& st : streams_) {
@@ -117,10 +133,12 @@ void Keeper::advance(sim::Time now) {
       const double at_leader = std::max(0.0, loop_.mean_at_leader() * dt + shift_integral);
       const double share = round_trip_share();
       in_flight_integral_ += at_leader * (1 - share) + static_cast<double>(loop_.threads()) * share * dt;
-      background_ops_ += std::max(0.0, loop_.throughput() * dt - streamed);
-      pending_served_ += loop_.throughput() * dt;
-      pending_shift_integral_ += shift_integral;
-      pending_span_s_ += dt;
+      if (!stalled_now) {  // a stalled leader serves nothing
+        background_ops_ += std::max(0.0, loop_.throughput() * dt - streamed);
+        pending_served_ += loop_.throughput() * dt;
+        pending_shift_integral_ += shift_integral;
+        pending_span_s_ += dt;
+      }
       fluid_ = fluid_at(to);
     } else {
       fluid_ = 0;  // the old leader's queue is gone; clients reconnect and resend
@@ -172,7 +190,8 @@ void Keeper::flush_samples() {
 
 bool Keeper::healthy(sim::Time now) {
   advance(now);
-  return available(now) && capacity_factor_ == 1.0 && extra_.threads == 0 && std::abs(shift_at(now)) < 0.5;
+  return available(now) && !stalled(now) && capacity_factor_ == 1.0 && extra_.threads == 0 &&
+         std::abs(shift_at(now)) < 0.5;
 }
 
 int Keeper::add_stream(sim::Time now, KeeperClient client) {
@@ -210,10 +229,19 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     count(1, client);
     // Each request goes out when the previous one is answered, and sees the
     // queue as it is then.
-    const double ahead = std::clamp(static_cast<double>(loop_.ahead(queue_stream_.uniform01())) +
-                                        shift_at(now + answer.latency),
-                                    0.0, static_cast<double>(loop_.threads()));
-    const sim::Time one = options_.latency + to_time(service_time_s(std::llround(ahead) + 1));
+    const sim::Time sent = now + answer.latency;
+    sim::Time one;
+    if (stalled(sent)) {
+      // A stalled leader: it waits for the stall's end behind the requests
+      // queued before it (the fluid number there), then for their service.
+      const double ahead = std::clamp(fluid_at(sent), 0.0, static_cast<double>(loop_.threads()));
+      one = (stalled_until_ - sent) + options_.latency + to_time(service_time_s(std::llround(ahead) + 1));
+    } else {
+      const double ahead = std::clamp(
+          static_cast<double>(loop_.ahead(queue_stream_.uniform01())) + shift_at(sent), 0.0,
+          static_cast<double>(loop_.threads()));
+      one = options_.latency + to_time(service_time_s(std::llround(ahead) + 1));
+    }
     // Keeper's own latency: a request the client gave up on is served all the same.
     latency_us_.add(one.us);
     // It is in flight for that long (Little's law, as the aggregate streams
@@ -271,12 +299,16 @@ void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count) {
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
   advance(now);
-  return options_.latency + to_time((std::max(0.0, loop_.mean_at_leader() + shift_at(now)) + 1) / loop_.mu());
+  // A stalled leader: the rest of the stall, then the queue it leaves.
+  const sim::Time rest = stalled(now) ? stalled_until_ - now : sim::Time{};
+  return options_.latency + rest +
+         to_time((std::max(0.0, loop_.mean_at_leader() + shift_at(now)) + 1) / loop_.mu());
 }
 
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
-  return to_time(std::max(0.0, loop_.mean_at_leader() + shift_at(now)) / loop_.mu());
+  const sim::Time rest = stalled(now) ? stalled_until_ - now : sim::Time{};
+  return rest + to_time(std::max(0.0, loop_.mean_at_leader() + shift_at(now)) / loop_.mu());
 }
 
 double Keeper::in_flight(sim::Time now) {
@@ -306,6 +338,17 @@ void Keeper::set_degradation(sim::Time now, double capacity_factor, const ExtraC
   // at most its threads' worth, then the new loop's.
   fluid_ = std::min(fluid_, static_cast<double>(loop_.threads()));
   peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now));
+}
+
+void Keeper::set_stalled(sim::Time now, sim::Time until) {
+  advance(now);
+  flush_samples();
+  if (stalled(now)) {
+    stalled_until_ = std::max(stalled_until_, until);  // the stall under way goes on
+    return;
+  }
+  stalled_from_ = now;
+  stalled_until_ = until;
 }
 
 void Keeper::set_unavailable(sim::Time now, sim::Time until) {

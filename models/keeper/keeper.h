@@ -26,9 +26,12 @@
 // threads (tasks, fetch pools, cleanup) among the background's thousands:
 // they see the queue but are not added to it (README, model limits).
 //
-// Faults: a degradation (keeper_backlog) and unavailability (keeper_election:
+// Faults: a degradation (keeper_backlog), unavailability (keeper_election:
 // no leader; every request fails at once with a connection loss, and the old
-// leader's queue is dropped, until the new leader is elected).
+// leader's queue is dropped, until the new leader is elected) and a stall
+// (keeper_stall: the leader answers nothing for a while, a long fsync or a GC
+// pause; requests queue, the threads pile up at it, dF/dt = (N - F) / D, and
+// once it ends the queue drains as after any regime change).
 //
 // Cost: O(1) per request (a binary search and a few uniforms); O(N) per
 // regime change; no events of its own.
@@ -103,6 +106,9 @@ class Keeper {
   void set_degradation(sim::Time now, double capacity_factor, const ExtraClient& extra);
   // keeper_election: no leader from now until `until`.
   void set_unavailable(sim::Time now, sim::Time until);
+  // keeper_stall: the leader answers nothing from now until `until`.
+  void set_stalled(sim::Time now, sim::Time until);
+  [[nodiscard]] bool stalled(sim::Time at) const { return at >= stalled_from_ && at < stalled_until_; }
 
   [[nodiscard]] const KeeperOptions& options() const { return options_; }
   // Requests of this pipeline that reached a leader.
@@ -135,9 +141,10 @@ class Keeper {
   };
   void solve();
   void advance(sim::Time now);
-  // The mean-field number at the leader at `at` >= last_ (no regime change between).
+  // The mean-field number at the leader at `at` >= last_ (no regime change
+  // between; a stall under way at last_ ends at stalled_until_).
   [[nodiscard]] double fluid_at(sim::Time at) const;
-  // Its integral over [last_, to).
+  // Its integral over [last_, to), `to` no later than the end of a stall under way.
   [[nodiscard]] double fluid_integral(sim::Time to) const;
   [[nodiscard]] double shift_at(sim::Time at) const { return fluid_at(at) - loop_.fluid_limit(); }
   [[nodiscard]] double in_flight_at(sim::Time at) const;
@@ -158,6 +165,8 @@ class Keeper {
   double fluid_ = 0;  // mean-field number at the leader as of last_
   sim::Time last_{};
   sim::Time unavailable_until_{};
+  sim::Time stalled_from_{};
+  sim::Time stalled_until_{};
   std::int64_t ops_ = 0;
   std::array<std::int64_t, static_cast<std::size_t>(KeeperClient::COUNT)> ops_by_client_{};
   std::array<double, static_cast<std::size_t>(KeeperClient::COUNT)> stream_carry_{};

@@ -57,6 +57,9 @@ Time default_window(const std::string& kind) {
   if (kind == "response_loss") return Time::seconds(30);
   if (kind == "broker_crash") return Time::minutes(1);
   if (kind == "leader_flapping") return Time::minutes(10);
+  // Long enough to pass operation_timeout_ms (10 s) and end every session:
+  // the case keeper_stall is for (a shorter one only delays requests).
+  if (kind == "keeper_stall") return Time::seconds(15);
   return Time{0};
 }
 
@@ -253,7 +256,7 @@ const std::vector<std::string>& fault_kinds() {
   static const std::vector<std::string> kinds = {
       "leader_change", "leader_flapping", "response_loss", "broker_crash", "producer_restart",
       "worker_crash", "task_restart", "rebalance", "insert_timeout", "keeper_backlog",
-      "keeper_election", "replica_crash", "state_wipe", "manual_resend",
+      "keeper_election", "keeper_stall", "replica_crash", "state_wipe", "manual_resend",
       // docs/model.md §4.6: a ClickHouse server's Keeper session expires (tables read-only).
       "keeper_session_loss"};
   return kinds;

@@ -81,6 +81,7 @@ const std::vector<std::string>& metric_names() {
     }
     for (const char* m : {"keeper_map_queries", "keeper_map_failures", "redeliveries",
                           "poll_timeouts", "abandoned_stops", "commit_failures", "insert_keeper_retries",
+                          "keeper_sessions_expired", "keeper_restart_attempts", "replica_read_only_s",
                           "block_ids_removed", "active_parts_peak", "inserts_delayed", "too_many_parts_errors",
                           "merges"}) {
       n.emplace_back(m);

@@ -259,6 +259,9 @@ class Run final : public sim::Component, public broker::ClusterListener {
       // No leader for the window (Raft election timeout 1-2 s by default).
       const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(2);
       table_.keeper_election(sim_.now() + window, spec.params.value("commit_applied", 0.5));
+    } else if (k == "keeper_stall") {
+      // Keeper answers nothing for the window (a long fsync, a GC pause).
+      table_.keeper_stall(sim_.now() + f.duration);
     } else if (k == "replica_crash") {
       // The server process (or host, with "hang") is down for the window.
       const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(60);
@@ -336,6 +339,9 @@ class Run final : public sim::Component, public broker::ClusterListener {
     v["abandoned_stops"] = static_cast<double>(cluster_.counters().abandoned_stops);
     v["commit_failures"] = static_cast<double>(cluster_.counters().commit_failures);
     v["insert_keeper_retries"] = static_cast<double>(t.keeper_retries);
+    v["keeper_sessions_expired"] = static_cast<double>(t.session_losses);
+    v["keeper_restart_attempts"] = static_cast<double>(t.restart_attempts);
+    v["replica_read_only_s"] = table_.read_only_seconds(sim_.now());
     v["block_ids_removed"] = static_cast<double>(t.block_ids_removed);
     v["active_parts_peak"] = static_cast<double>(table_.active_parts_peak());
     v["inserts_delayed"] = static_cast<double>(t.inserts_delayed);

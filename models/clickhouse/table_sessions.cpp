@@ -1,0 +1,201 @@
+// A ClickHouse server's Keeper session as ReplicatedTable sees it: expiry
+// (every table of the server read-only), the ReplicatedMergeTreeRestartingThread
+// that sets up a new session, and a Keeper that stalls (answers nothing).
+#include <algorithm>
+
+#include "models/clickhouse/table.h"
+#include "models/clickhouse/table_detail.h"
+#include "sim/engine/invariant.h"
+
+namespace pipesim::clickhouse {
+
+using namespace table_detail;  // the table's event types and slot packing
+
+namespace {
+// ReplicatedMergeTreeRestartingThread::tryStartup's Keeper requests, one after
+// another through the new session (ClickHouse 25.3): removeFailedQuorumParts
+// (1 getChildren), activateReplica (deleteEphemeralNodeIfContentMatches' get,
+// the is_active + host multi: 2), cloneReplicaIfNeeded (is_lost: 1),
+// queue.initialize / load (2), pullLogsToQueue (log_pointer, the log's
+// children, the queue multi: 3), fixReplicaMetadataVersionIfNeeded (1),
+// updateQuorumIfWeHavePart (quorum/status, quorum/parallel: 2); 12 with an
+// empty queue and no quorum parts, more with entries to load.
+constexpr int kStartupRequests = 12;
+// ZooKeeper::connect (ZooKeeperImpl.cpp): num_connection_retries + 1 rounds
+// over the Keeper nodes, each try's handshake waiting up to
+// operation_timeout_ms (the socket's receive timeout); ZooKeeperArgs'
+// num_connection_retries is 2 and a Keeper ensemble has 3 nodes, which all
+// forward a new session (a Raft write) to the one leader.
+constexpr int kConnectTries = 3 * (2 + 1);
+// ReplicatedMergeTreeRestartingThread::run: after the n-th consecutive
+// failure the next try comes min(10 s, 100 ms x (n + 1)(n + 2) / 2) later.
+sim::Time restart_backoff(std::int64_t failures_before) {
+  const std::int64_t n = failures_before;
+  return std::min(sim::Time::seconds(10), sim::Time::millis(100 * ((n + 1) * (n + 2)) / 2));
+}
+}  // namespace
+
+void ReplicatedTable::lose_session(int replica, sim::Time until) {
+  session_expired(replica, until);
+}
+
+void ReplicatedTable::session_expired(int replica, sim::Time until) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  if (rep.down) return;
+  ++counters_.session_losses;
+  if (!rep.read_only) rep.read_only_since = now;
+  rep.read_only = true;
+  rep.read_only_until = until;
+  ++rep.epoch;
+  stop_cleanup(replica);  // ZSESSIONEXPIRED: the cleanup thread stops until the restart
+  if (until != sim::Time::max()) {
+    // keeper_session_loss: the server gets no new session before `until`.
+    sim_.schedule(std::max(until, now), id_, kSessionBack,
+                  pack(static_cast<std::uint32_t>(replica), rep.epoch));
+  } else {
+    // The expired session's watches fire, queueUpdatingTask meets
+    // ZSESSIONEXPIRED and wakes the restarting thread: it tries at once
+    // (zookeeper_session_expiration_check_period is its period while healthy).
+    rep.restart_failures = 0;
+    sim_.schedule(now, id_, kSessionCheck, pack(static_cast<std::uint32_t>(replica), rep.epoch));
+  }
+  for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
+    Insert& s = pending_[slot];
+    if (!s.in_use || s.replica != replica || s.orphan) continue;
+    if (s.phase == Phase::KEEPER) {
+      ++s.version;
+      if (now < s.keeper_start) {
+        s.phase = Phase::RETRY;
+        schedule_slot(slot, s.keeper_start, kAttempt);  // it will find the table read-only
+        continue;
+      }
+      // A request of an expired session is not applied, but the server
+      // cannot know whether a commit multi in flight got through.
+      if (now >= s.commit_sent_at) s.commit_unknown = true;
+      fail_attempt(slot, now, QueryStatus::TABLE_IS_READ_ONLY);
+    } else if (s.phase == Phase::QUORUM) {
+      // The wait for the quorum loses its watch: the status is unknown (the part is committed).
+      ++s.version;
+      complete(slot, QueryStatus::UNKNOWN_STATUS_OF_INSERT);
+    }
+  }
+  replan_quorums_after(replica, until);
+}
+
+void ReplicatedTable::end_read_only(Replica& rep, sim::Time now) {
+  if (rep.read_only) read_only_us_ += (now - rep.read_only_since).us;
+  rep.read_only = false;
+  rep.read_only_until = sim::Time::max();
+}
+
+void ReplicatedTable::session_back(int replica) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  end_read_only(rep, sim_.now());
+  start_cleanup(replica, sim_.now());  // the restarting thread starts it again: it runs at once
+}
+
+void ReplicatedTable::restart_attempt(int replica) {
+  // ReplicatedMergeTreeRestartingThread::runImpl: setZooKeeper (a new
+  // session), then tryStartup's requests; on failure the table stays
+  // read-only and the thread tries again after its backoff. Each step is an
+  // event of its own: a request is priced by Keeper as it is when it is sent.
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  ++counters_.restart_attempts;
+  rep.connect_tries = 0;
+  connect_try(replica);
+}
+
+void ReplicatedTable::connect_try(int replica) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  const sim::Time now = sim_.now();
+  const auto arg = pack(static_cast<std::uint32_t>(replica), rep.epoch);
+  if (!keeper_.available(now)) {
+    // No leader: every Keeper node rejects the handshake at once
+    // (KEEPER_PROTOCOL_VERSION_CONNECTION_REJECT, "doesn't see leader").
+    const std::int64_t left = kConnectTries - rep.connect_tries;
+    restart_failed(replica, now + sim::Time{keeper_.options().latency.us * left});
+    return;
+  }
+  const keeper::KeeperAnswer handshake = keeper_.request(now, 1, keeper::KeeperClient::REPLICATION);
+  if (handshake.ok) {
+    sim_.schedule(now + handshake.latency, id_, kSessionStartup, arg);
+    return;
+  }
+  // No answer within operation_timeout_ms: the next node (or round).
+  if (++rep.connect_tries < kConnectTries) {
+    sim_.schedule(now + handshake.latency, id_, kConnectTry, arg);
+  } else {
+    restart_failed(replica, now + handshake.latency);
+  }
+}
+
+void ReplicatedTable::start_up(int replica) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  const sim::Time now = sim_.now();
+  const keeper::KeeperAnswer startup =
+      keeper_.available(now) ? keeper_.request(now, kStartupRequests, keeper::KeeperClient::REPLICATION)
+                             : keeper::KeeperAnswer{false, keeper_.options().latency, {}, false};
+  if (!startup.ok) {
+    restart_failed(replica, now + startup.latency);
+    return;
+  }
+  rep.restart_failures = 0;
+  rep.read_only_until = now + startup.latency;
+  sim_.schedule(rep.read_only_until, id_, kSessionBack, pack(static_cast<std::uint32_t>(replica), rep.epoch));
+}
+
+void ReplicatedTable::restart_failed(int replica, sim::Time at) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  const sim::Time next = at + restart_backoff(rep.restart_failures);
+  ++rep.restart_failures;
+  sim_.schedule(next, id_, kSessionCheck, pack(static_cast<std::uint32_t>(replica), rep.epoch));
+}
+
+void ReplicatedTable::expire_every_session() {
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    if (!replicas_[r].down && !replicas_[r].read_only) session_expired(static_cast<int>(r), sim::Time::max());
+  }
+}
+
+void ReplicatedTable::keeper_stall(sim::Time until) {
+  const sim::Time now = sim_.now();
+  keeper_.set_stalled(now, until);
+  ++stall_;
+  // Every server's session holds the background's requests, sent before the
+  // stall (a few ms before, at the defaults: left out): the oldest passes
+  // operation_timeout_ms first, and ZooKeeperImpl's receive thread finalizes
+  // the session (ZOPERATIONTIMEOUT), on every server at once.
+  const sim::Time expiry = now + keeper_.options().operation_timeout;
+  const bool expires = until > expiry;
+  if (expires) {
+    stall_expiry_ = expiry;
+    sim_.schedule(expiry, id_, kStallExpire, pack(0, stall_));
+  }
+  // The inserts' requests already sent get no answer until the stall ends:
+  // their commit comes that much later, or never if the session ends first.
+  for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
+    Insert& s = pending_[slot];
+    if (!s.in_use || s.phase != Phase::KEEPER || now >= s.commit_at) continue;
+    ++s.version;
+    if (now < s.keeper_start) {
+      s.phase = Phase::RETRY;
+      schedule_slot(slot, s.keeper_start, kAttempt);  // its requests will meet the stall
+      continue;
+    }
+    if (expires) continue;  // failed when the session expires (its slot's event is gone)
+    s.commit_at += until - now;
+    if (s.commit_sent_at > now) s.commit_sent_at += until - now;
+    schedule_slot(slot, s.commit_at, kCommit);
+  }
+}
+
+double ReplicatedTable::read_only_seconds(sim::Time now) const {
+  std::int64_t us = read_only_us_;
+  for (const auto& rep : replicas_) {
+    if (rep.read_only) us += (now - rep.read_only_since).us;
+  }
+  return static_cast<double>(us) / 1e6;
+}
+
+}  // namespace pipesim::clickhouse

@@ -1,0 +1,324 @@
+// The Keeper cases of configs/lab/ (keeper_*.json), each with its outcome
+// computed by hand from docs/model.md §4.6, ClickHouse's Keeper client
+// (ZooKeeperImpl), its retries (ZooKeeperRetriesControl) and its
+// ReplicatedMergeTreeRestartingThread, and the sink's v1.3.9 logic.
+//
+// The common timeline of tests/clickhouse_lab_test.cpp: one partition read by
+// one task, 50 records/s with "fixed" arrivals, batches of 500 records put at
+// 10j + 9.985 s; an insert takes 15 ms at the server before its two Keeper
+// requests (allocateBlockNumber, the commit); the faults hit batch 6,
+// [3000, 3499], put at 69.985 s, whose Keeper requests go out at ~70.0 s; a
+// put that throws a RetriableException is put again at the next offset
+// commit, ~120.0 s; 5 minutes of workload, 15,000 records.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "models/pipeline/config.h"
+#include "models/pipeline/scenario.h"
+#include "tests/lab_run.h"
+
+namespace pipesim::pipeline {
+namespace {
+
+// Keeper: capacity 1000 requests/s; the background is 1000 threads that send
+// 500/s to it healthy, so each is away D = 1.998 s between requests (the
+// machine-repairman throughput, solved by bisection by hand); constant
+// service time; one replica; socket_timeout 10 s.
+// keeper_backlog from 61 s to 111 s at 0.05 x capacity = 50/s: the threads
+// fill the queue towards N - mu D = 1000 - 50 x 1.998 = 900.1 with time
+// constant D, so when the insert of [3000, 3499] reaches Keeper at ~70.0 s
+// 900.1 x (1 - e^(-9/1.998)) = 890 requests are ahead of it: 17.8 s > the
+// operation timeout (10 s). At ~80.0 s the ZooKeeper client gives up and
+// finalizes its session: the replica is read-only (1 session expired). The
+// restarting thread wakes at once: its handshake (a new session, a write)
+// waits behind ~900 requests, 18 s at 50/s, and times out after 10 s at
+// 90.0, 100.0, 110.0 and 120.0 s (the try at 110.0 s is priced at the
+// backlog's rate: Keeper prices a request when it is sent); the fifth try,
+// at 120.0 s, finds the queue drained (within 2 s of 111 s) and the session
+// and tryStartup's 12 requests take ~40 ms: read-only 80.0 .. ~120.04 s, one
+// restart attempt. The sink's client timed out at ~80.0 s; the server's
+// commit stage retries 242 after 0.1, 0.2, 0.4 ... 6.4 s, then every 10 s:
+// 80.1, 80.3, 80.7, 81.5, 83.1, 86.3, 92.7, 102.7, 112.7 s (10 retries) and
+// commits at 122.7 s, 52.7 s after it arrived. The sink puts the batch again
+// at 120.004 s (the next commit tick); its Keeper phase at 120.019 s still
+// finds the table read-only, and its one retry (120.119 s) commits, inside
+// its own 10 s. 10 + 1 commit retries in all.
+
+TEST(KeeperLab, ABacklogPushesAnInsertPastTheClientTimeoutAndItsRedeliveryDuplicates) {
+  // Deduplication off: the first delivery's late commit writes the rows again
+  // (a first delivery committed after its redelivery counts as the
+  // redelivery's duplicate).
+  const Lab m("keeper_backlog_insert_timeout.json");
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 0);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["insert_keeper_retries"], 10 + 1);
+  EXPECT_EQ(m["keeper_sessions_expired"], 1);
+  EXPECT_EQ(m["keeper_restart_attempts"], 1);
+  EXPECT_NEAR(m["replica_read_only_s"], 40.04, 0.02);
+  EXPECT_EQ(m["duplicate_rows"], 500);
+  EXPECT_EQ(m["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+  // The queue holds 900.1 of the 1000 threads' requests, never more than
+  // them, plus this pipeline's two waiting in it: the insert's and the
+  // restarting thread's handshake.
+  EXPECT_NEAR(m["keeper_peak_in_flight"], 900.1 + 2, 1.0);
+  EXPECT_LE(m["keeper_peak_in_flight"], 1000);
+  // 33 inserts: the slow one is the p99 (nearest rank 33 of 33): 52.7 s,
+  // within the histogram's 3%.
+  EXPECT_NEAR(m["insert_latency_p99_ms"], 52700, 0.03 * 52700);
+  EXPECT_LT(m["insert_latency_p50_ms"], 100);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+TEST(KeeperLab, ABacklogTimeoutsRedeliveryIsAHitWithTheDefaultWindow) {
+  // The same with the default window: the late first delivery finds the
+  // redelivery's block id (its client is gone: nobody sees the answer).
+  const Lab m("keeper_backlog_insert_timeout_deduplicated.json");
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+}
+
+TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
+  // configs/scenarios/keeper_backlog_half_hour.json: the production baseline
+  // with Keeper at 5% of its capacity (2,000/s) from 12 h for 30 minutes.
+  // The 1,728 background threads, away D = 0.172767 s (ClosedLoop.
+  // AgreesWithMeanValueAnalysisUnderLoad), fill the queue to N - mu D =
+  // 1382.5, plus 2,000/s x 1 ms on the way: 1384.5 in flight, 0.69 s a
+  // request (the open-loop model said 14.4 million). Its inserts (2
+  // requests) take ~1.4 s, far from the 30 s socket timeout: nothing is
+  // redelivered. This pipeline's own requests come on top (Little's law):
+  // the 8 tasks' inserts, one request each at a time (8); their parts, ~8 per
+  // 1.4 s, fetched by 2 replicas with 6 requests of 0.69 s each (5.7/s x
+  // 4.1 s x 2 = 47); merges, one per ~5 parts, 3 requests on each of 3
+  // replicas (1.1/s x 2.1 s x 3 = 7): ~60, with bursts above it.
+  const Lab m(lab_json("../scenarios/keeper_backlog_half_hour.json"));
+  EXPECT_GE(m["keeper_peak_in_flight"], 1384.5 + 40);
+  EXPECT_LE(m["keeper_peak_in_flight"], 1384.5 + 120);
+  EXPECT_LE(m["keeper_peak_in_flight"], 1728 + 200);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(m["faults_fired.keeper_backlog"], 1);
+}
+
+TEST(KeeperLab, ExactlyOnceAddsOneReadAndTwoWritesOfTwoRequestsPerBatch) {
+  // 30 batches, no faults. exactlyOnce: batch 0 is NONE (write BEFORE,
+  // insert, write AFTER), batches 1..29 AFTER_PROCESSING NEW (the same two
+  // writes): 1 + 2 = 3 KeeperMap queries per batch (DECISION_NOTES.md row 4).
+  // In Keeper a read by key is 1 request, a write 2 (exists + multi):
+  // 5 requests per batch, 150 in all; the inserts' own requests (2 each) and
+  // everything else are the same with exactlyOnce off (with 30 ids in a
+  // window of 1000 a cleanup run removes nothing, so the ms the state
+  // queries shift an insert by cannot change what the cleanup threads do).
+  const nlohmann::json raw = lab_json("keeper_exactly_once_state_requests.json");
+  const Lab on(raw);
+  nlohmann::json off_raw = raw;
+  off_raw["connector"]["exactlyOnce"] = false;
+  const Lab off(off_raw);
+  EXPECT_EQ(on["keeper_map_queries"], 90);
+  EXPECT_EQ(on["keeper_ops_by_source.keeper_map"], 150);
+  EXPECT_EQ(off["keeper_map_queries"], 0);
+  EXPECT_EQ(off["keeper_ops_by_source.keeper_map"], 0);
+  EXPECT_EQ(on["keeper_ops_by_source.inserts"], 60);
+  EXPECT_EQ(off["keeper_ops_by_source.inserts"], 60);
+  EXPECT_EQ(on["keeper_ops"] - off["keeper_ops"], 150);
+  EXPECT_EQ(on["duplicate_rows"], 0);
+  EXPECT_EQ(off["duplicate_rows"], 0);
+}
+
+// keeper_election at 69.9 s for 2 s: no leader until 71.9 s.
+
+TEST(KeeperLab, TheServerRetriesAStateReadThroughAShortElection) {
+  // exactlyOnce: the put at 69.985 s first reads its state: no leader. The
+  // server retries (keeper_max_retries 10, 100 ms doubling) at +0.1, +0.3,
+  // +0.7 and +1.5 s, still without a leader, and at +3.1 s = 73.085 s, past
+  // 71.9 s: answered, within the client's 30 s. No failure, no redelivery:
+  // 30 batches x 3 queries, 30 inserts.
+  const Lab m("keeper_election_state_query_fails.json");
+  EXPECT_EQ(m["keeper_map_failures"], 0);
+  EXPECT_EQ(m["keeper_map_queries"], 90);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["inserts"], 30);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // keeper_max_retries 0: the read fails at once with 999, retriable.
+  // Redelivered at ~120.001 s: read, AFTER_PROCESSING NEW, write BEFORE,
+  // insert, write AFTER. 30 batches x 3 + the failed read + 3.
+  const Lab once("keeper_election_state_query_fails.json", {"clickhouse.keeper_max_retries=0"});
+  EXPECT_EQ(once["keeper_map_failures"], 1);
+  EXPECT_EQ(once["keeper_map_queries"], 94);
+  EXPECT_EQ(once["redeliveries"], 1);
+  EXPECT_EQ(once["inserts"], 31);  // the failed put inserted nothing
+  EXPECT_EQ(once["duplicate_rows"], 0);
+  EXPECT_EQ(once["clickhouse_rows"], 15000);
+}
+
+TEST(KeeperLab, AStateWriteIsRetriedRetryCountTimesAtOnceBeforeItsError) {
+  // The election starts at 69.98505 s, between the put's state read (sent
+  // at 69.985 s and answered by the old leader) and its BEFORE_PROCESSING
+  // write (sent at ~69.9851 s). The server retries the write's requests
+  // (insert_keeper_*: 100 ms doubling) and gets through at +3.1 s, past
+  // 71.985 s: no failure, 90 queries.
+  const Lab m("keeper_election_state_write_retried.json");
+  EXPECT_EQ(m["keeper_map_failures"], 0);
+  EXPECT_EQ(m["keeper_map_queries"], 90);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  // Without server retries (insert_keeper_max_retries 0) each attempt fails
+  // at once: queryV1 sends the write again at once, 3 attempts in all
+  // (retryCount 3), each a 999; then the RuntimeException is retriable and
+  // the batch is redelivered at ~120 s. Against the failed-read lab (94
+  // queries, 1 failure): the read succeeds and 3 writes fail instead of 1
+  // read, so 94 - 1 + 4 = 97 queries.
+  const Lab none("keeper_election_state_write_retried.json",
+                 {"clickhouse.insert_keeper_max_retries=0"});
+  EXPECT_EQ(none["keeper_map_failures"], 3);
+  EXPECT_EQ(none["keeper_map_queries"], 97);
+  EXPECT_EQ(none["redeliveries"], 1);
+  EXPECT_EQ(none["duplicate_rows"], 0);
+  EXPECT_EQ(none["clickhouse_rows"], 15000);
+  // retryCount 1: a single attempt, as a read: 94 - 1 + 2 queries.
+  const Lab once("keeper_election_state_write_retried.json",
+                 {"clickhouse.insert_keeper_max_retries=0", "connector.retryCount=1"});
+  EXPECT_EQ(once["keeper_map_failures"], 1);
+  EXPECT_EQ(once["keeper_map_queries"], 95);
+}
+
+TEST(KeeperLab, InsertKeeperRetriesRideOutAnElection) {
+  // exactlyOnce off: the insert's requests go out at ~70.000 s (t0, after
+  // 15 ms of server work) and fail; retries after 100, 200, 400, 800 ms (at
+  // ~t0 + 0.1, 0.3, 0.7, 1.5 s) find no leader; the fifth (~t0 + 3.1 s >
+  // 71.9 s) commits. The client (30 s timeout) sees success after ~3.1 s.
+  const Lab m("keeper_election_insert_retries.json");
+  EXPECT_EQ(m["insert_keeper_retries"], 5);
+  EXPECT_EQ(m["insert_answers.ok"], 30);
+  EXPECT_EQ(m["insert_answers.keeper_exception_999"], 0);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  // The slowest insert, ~3.115 s, as the latency histogram reports it (a
+  // bucket's midpoint, within ~3 % of the value).
+  EXPECT_GE(m["insert_latency_p99_ms"], 3115 * 0.97);
+  EXPECT_LE(m["insert_latency_p99_ms"], 3115 * 1.03);
+}
+
+TEST(KeeperLab, WithoutInsertKeeperRetriesAnElectionFailsTheInsertWith999) {
+  // insert_keeper_max_retries 0: 999 at ~70.000 s, nothing committed;
+  // the redelivery at ~120.001 s writes the batch once.
+  const Lab m("keeper_election_insert_without_retries.json");
+  EXPECT_EQ(m["insert_answers.keeper_exception_999"], 1);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+}
+
+TEST(KeeperLab, ALostSessionHoldsTheInsertInItsCommitRetriesAndItCommitsLate) {
+  // One replica; its session is lost from 65 s to 115 s. ClickHouse 25.3
+  // takes the insert at 69.985 s (write() refuses only a table without
+  // metadata in Keeper) and its commit stage retries TABLE_IS_READ_ONLY
+  // (ZooKeeperRetriesControl: 100 ms doubling to 10 s): attempts at 70.0 s +
+  // 0.1, 0.3, 0.7, 1.5, 3.1, 6.3, 12.7, 22.7, 32.7, 42.7, 52.7. The client
+  // gives up at 99.985 s (socket_timeout 30 s): no 242, a client timeout.
+  // The redelivery at ~120.001 s finds the table writable and commits the
+  // block; the first insert, back in session at its 11th retry (122.7 s),
+  // commits late and is a dedup hit.
+  const Lab m("keeper_session_loss_read_only.json");
+  EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 0);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["insert_keeper_retries"], 11);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // Without block ids the late commit is a second copy of the redelivered
+  // batch: the exposure behind redelivery duplicates during Keeper trouble.
+  const Lab plain("keeper_session_loss_read_only.json", {"clickhouse.replicated_deduplication_window=0"});
+  EXPECT_EQ(plain["duplicate_rows"], 500);
+  EXPECT_EQ(plain["duplicate_rows_by_entry.insert_timeout_redelivery"], 500);
+}
+
+TEST(KeeperLab, ASessionLostLongerThanTheCommitRetriesFailsTheOrphansAndTheNextCommitsLate) {
+  // The session is lost from 65 s to 265 s, longer than an insert's 20
+  // retries (142.7 s). The insert at 69.985 s times out on the client at
+  // 99.985 s; on the server it retries until 212.7 s and fails with 242,
+  // which nobody hears. The redelivery at ~120 s does the same (retries
+  // from 120.015 s to 262.715 s, 242). The next one, at ~210 s, starts
+  // retrying at 210.015 s; its 12th retry, at 272.715 s, finds the session
+  // back and commits the block; its client had given up at ~240 s. The one
+  // at ~300 s is a dedup hit. Keeper retries: 20 + 20 + 12.
+  const Lab m("keeper_session_loss_longer_than_the_commit_retries.json");
+  EXPECT_EQ(m["insert_answers.table_is_read_only_242"], 0);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 3);
+  EXPECT_EQ(m["redeliveries"], 3);
+  EXPECT_EQ(m["insert_keeper_retries"], 20 + 20 + 12);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["insert_answers.deduplicated"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  EXPECT_EQ(m["pending_records"], 0);
+}
+
+// keeper_stall at 69.9 s: Keeper answers nothing (a long fsync, a GC pause).
+// Keeper latency 0.1 ms, constant service time, the default capacity
+// (40,000/s) and background (1,728 threads sending 10,000/s, away ~0.17 s);
+// 3 replicas. While stalled the threads come back to the leader and wait
+// there: after 10 s all 1,728 of them (1 - e^(-10/0.17) of them). The
+// insert's first Keeper request goes out at ~70.0 s into the stall.
+// At 79.9 s the oldest requests of every server's session (its background
+// threads', sent before the stall) pass operation_timeout_ms (10 s):
+// ZooKeeperImpl's receive thread finalizes all three sessions, every table
+// read-only, and the insert's request fails with them. Each server's
+// restarting thread, woken at once, sends a handshake (a new session).
+
+TEST(KeeperLab, AFifteenSecondStallExpiresEverySessionAndTheInsertWaitsWithinItsTimeout) {
+  // Stall until 84.9 s. The handshakes at 79.9 s wait 5.0 s for its end,
+  // then behind the 1,728 queued requests: answered at 84.9 + 0.0001 +
+  // 1,729 / 40,000 = 84.9433 s; tryStartup's 12 requests, with the queue
+  // nearly drained, take ~7 ms: each replica read-only 79.9 .. ~84.95 s,
+  // 3 x 5.05 = 15.15 replica-seconds, one restart attempt each. The insert's
+  // commit stage retries after 0.1, 0.2, 0.4, 0.8, 1.6 and 3.2 s: at 80.0,
+  // 80.2, 80.6, 81.4 and 83.0 s its table is still read-only, at 86.2 s it
+  // commits (6 retries), 16.2 s after the put: inside the 30 s socket
+  // timeout, so nothing is redelivered or written twice.
+  const Lab m("keeper_stall_sessions_expire_inserts_wait.json");
+  EXPECT_EQ(m["keeper_sessions_expired"], 3);
+  EXPECT_EQ(m["keeper_restart_attempts"], 3);
+  EXPECT_NEAR(m["replica_read_only_s"], 3 * 5.05, 0.03);
+  EXPECT_EQ(m["insert_keeper_retries"], 6);
+  EXPECT_NEAR(m["insert_latency_p99_ms"], 16215, 0.03 * 16215);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+  // Every thread waits at the stalled leader: in flight, all of them.
+  EXPECT_GE(m["keeper_peak_in_flight"], 1728 - 1);
+  EXPECT_LE(m["keeper_peak_in_flight"], 1728 + 5);
+}
+
+TEST(KeeperLab, AFortySecondStallOutlastsTheSocketTimeoutAndTheRedeliveryIsAHit) {
+  // Stall until 109.9 s. The handshakes get no answer within 10 s at 79.9,
+  // 89.9 and 99.9 s (the last waits 10 s for the stall's end and then the
+  // queue: just past the timeout); the fourth, at 109.9 s, is answered 43 ms
+  // later behind the queued threads: read-only 79.9 .. ~109.95 s, 3 x 30.05
+  // replica-seconds, one restart attempt each (the tries of one attempt go
+  // to the next node, 3 nodes x 3 rounds). The insert's commit stage
+  // retries at 80.0, 80.2, 80.6, 81.4, 83.0, 86.2, 92.6, 102.6 s (read-only)
+  // and commits at 112.6 s (9 retries), 42.6 s after the put. Its client
+  // gave up at 99.985 s (30 s): the batch is put again at the next offset
+  // commit (~120.0 s) with the same token and finds the block id: a dedup
+  // hit (the default window), nothing twice.
+  const Lab m("keeper_stall_inserts_outlive_the_socket_timeout.json");
+  EXPECT_EQ(m["keeper_sessions_expired"], 3);
+  EXPECT_EQ(m["keeper_restart_attempts"], 3);
+  EXPECT_NEAR(m["replica_read_only_s"], 3 * 30.05, 0.03);
+  EXPECT_EQ(m["insert_keeper_retries"], 9);
+  EXPECT_NEAR(m["insert_latency_p99_ms"], 42615, 0.03 * 42615);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 1);
+  EXPECT_EQ(m["redeliveries"], 1);
+  EXPECT_EQ(m["dedup_hits"], 1);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+}
+
+}  // namespace
+}  // namespace pipesim::pipeline
