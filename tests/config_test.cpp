@@ -581,12 +581,12 @@ TEST(ConfigErrors, UnknownFaultKind) {
             "config error at faults[0].kind: unknown fault kind \"meteor\"; expected one of "
             "leader_change leader_flapping response_loss broker_crash producer_restart "
             "worker_crash task_restart rebalance insert_timeout keeper_backlog keeper_election "
-            "replica_crash state_wipe manual_resend keeper_session_loss");
+            "replica_crash state_wipe manual_resend keeper_session_loss keeper_stall");
   EXPECT_EQ(load_error(json::parse(R"({"faults": [{"kind": 3, "rate_per_day": 1}]})")),
             "config error at faults[0].kind: expected one of leader_change leader_flapping "
             "response_loss broker_crash producer_restart worker_crash task_restart rebalance "
             "insert_timeout keeper_backlog keeper_election replica_crash state_wipe "
-            "manual_resend keeper_session_loss, found 3");
+            "manual_resend keeper_session_loss keeper_stall, found 3");
 }
 
 TEST(ConfigErrors, FaultWithBothAtAndRate) {

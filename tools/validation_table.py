@@ -48,6 +48,12 @@ BEHAVIOUR = {
                                            "its Keeper requests (insert_keeper_*) and gets through; no failure",
     "keeper_election_state_query_fails": "a KeeperMap state read during a 2 s election: the server retries it "
                                          "(keeper_max_retries) and answers within the socket timeout",
+    "keeper_stall_sessions_expire_inserts_wait": "a 15 s keeper_stall: past operation_timeout_ms every server's "
+                                                 "session ends; each restarting thread's handshake waits for "
+                                                 "the stall's end; the insert commits within its socket timeout",
+    "keeper_stall_inserts_outlive_the_socket_timeout": "a 40 s keeper_stall: handshakes time out three times, "
+                                                       "the insert commits 42.6 s after its put, the client "
+                                                       "timed out and the redelivery is a dedup hit",
     "producer_retransmit_head_of_line": "response_loss \"retransmit\": one answer retransmitted after the RTO "
                                         "(202 ms) holds up the four behind it on the connection: 5 late "
                                         "answers, nothing retried",

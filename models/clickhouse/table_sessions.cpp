@@ -160,17 +160,18 @@ void ReplicatedTable::expire_every_session() {
 
 void ReplicatedTable::keeper_stall(sim::Time until) {
   const sim::Time now = sim_.now();
-  keeper_.set_stalled(now, until);
-  ++stall_;
+  keeper_.set_stalled(now, until);  // a stall under way is extended
+  until = keeper_.stalled_until();
   // Every server's session holds the background's requests, sent before the
   // stall (a few ms before, at the defaults: left out): the oldest passes
   // operation_timeout_ms first, and ZooKeeperImpl's receive thread finalizes
   // the session (ZOPERATIONTIMEOUT), on every server at once.
-  const sim::Time expiry = now + keeper_.options().operation_timeout;
+  const sim::Time expiry = keeper_.stalled_from() + keeper_.options().operation_timeout;
   const bool expires = until > expiry;
-  if (expires) {
+  if (expires && stall_expiry_ != expiry) {
     stall_expiry_ = expiry;
-    sim_.schedule(expiry, id_, kStallExpire, pack(0, stall_));
+    ++stall_;
+    sim_.schedule(std::max(expiry, now), id_, kStallExpire, pack(0, stall_));
   }
   // The inserts' requests already sent get no answer until the stall ends:
   // their commit comes that much later, or never if the session ends first.

@@ -109,6 +109,8 @@ class Keeper {
   // keeper_stall: the leader answers nothing from now until `until`.
   void set_stalled(sim::Time now, sim::Time until);
   [[nodiscard]] bool stalled(sim::Time at) const { return at >= stalled_from_ && at < stalled_until_; }
+  [[nodiscard]] sim::Time stalled_from() const { return stalled_from_; }
+  [[nodiscard]] sim::Time stalled_until() const { return stalled_until_; }
 
   [[nodiscard]] const KeeperOptions& options() const { return options_; }
   // Requests of this pipeline that reached a leader.

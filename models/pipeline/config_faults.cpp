@@ -256,9 +256,11 @@ const std::vector<std::string>& fault_kinds() {
   static const std::vector<std::string> kinds = {
       "leader_change", "leader_flapping", "response_loss", "broker_crash", "producer_restart",
       "worker_crash", "task_restart", "rebalance", "insert_timeout", "keeper_backlog",
-      "keeper_election", "keeper_stall", "replica_crash", "state_wipe", "manual_resend",
+      "keeper_election", "replica_crash", "state_wipe", "manual_resend",
       // docs/model.md §4.6: a ClickHouse server's Keeper session expires (tables read-only).
-      "keeper_session_loss"};
+      "keeper_session_loss",
+      // docs/model.md §4.6: Keeper answers nothing for a while (every session ends past the operation timeout).
+      "keeper_stall"};
   return kinds;
 }
 
