@@ -184,7 +184,12 @@ void ReplicatedTable::keeper_stall(sim::Time until) {
       schedule_slot(slot, s.keeper_start, kAttempt);  // its requests will meet the stall
       continue;
     }
-    if (expires) continue;  // failed when the session expires (its slot's event is gone)
+    if (expires) {
+      // Failed when the session expires (its slot's event is gone); its
+      // client's socket timeout may come first, and nothing else would tell it.
+      if (!s.client_done && expiry + s.back > s.deadline) time_out_client(s);
+      continue;
+    }
     s.commit_at += until - now;
     if (s.commit_sent_at > now) s.commit_sent_at += until - now;
     schedule_slot(slot, s.commit_at, kCommit);
