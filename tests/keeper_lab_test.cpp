@@ -320,5 +320,37 @@ TEST(KeeperLab, AFortySecondStallOutlastsTheSocketTimeoutAndTheRedeliveryIsAHit)
   EXPECT_EQ(m["clickhouse_rows"], 15000);
 }
 
+// The commit multi in flight when Keeper stalls: Keeper 2 s away (each
+// request 2 s + 1/40,000 s of service, nothing else queued: no background),
+// the socket timeout 120 s. The insert of [3000, 3499] sends
+// allocateBlockNumber at 70.0 s (answered 72.000025 s) and its commit multi
+// at 72.000025 s; Keeper stalls from 73 s to 88 s. At 83.0 s (the stall +
+// operation_timeout_ms) every session ends; the multi stays queued and is
+// applied 15 s late, at 89.00005 s. The three restarting threads' handshakes
+// (sent at 83.0 s) are answered at 88 + 2.000025 = 90.000025 s and
+// tryStartup's 12 requests take 24.0003 s: read-only 83.0 .. 114.000325 s,
+// 3 x 31.0003 replica-seconds. The insert's commit stage retries 242 at
+// 83.1, 83.3, 83.7, 84.5, 86.1, 89.3, 95.7, 105.7 s and at 115.7 s (9
+// retries) looks for its part node: there (the multi of 89.00005 s), so one
+// request and the answer is OK at 117.700025 s, 47.715 s after the put:
+// nothing redelivered. Had the multi died with its session, the retry would
+// have sent 3 requests (the look, a new block number, a new multi) and
+// answered 4 s later.
+TEST(KeeperLab, ACommitMultiThatTimedOutIsAppliedAndTheRetryFindsItsPart) {
+  const Lab m("keeper_stall_commit_multi_applies_late.json");
+  EXPECT_EQ(m["keeper_sessions_expired"], 3);
+  EXPECT_EQ(m["keeper_restart_attempts"], 3);
+  EXPECT_NEAR(m["replica_read_only_s"], 3 * 31.0003, 0.01);
+  EXPECT_EQ(m["insert_keeper_retries"], 9);
+  // Every other insert sends its 2 requests; the retried one 2 + 1.
+  EXPECT_EQ(m["keeper_ops_by_source.inserts"], 2 * m["inserts"] + 1);
+  EXPECT_NEAR(m["insert_latency_p99_ms"], 47715, 0.03 * 47715);
+  EXPECT_EQ(m["insert_answers.client_timeout"], 0);
+  EXPECT_EQ(m["redeliveries"], 0);
+  EXPECT_EQ(m["dedup_hits"], 0);
+  EXPECT_EQ(m["duplicate_rows"], 0);
+  EXPECT_EQ(m["clickhouse_rows"], 15000);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline

@@ -51,6 +51,9 @@ BEHAVIOUR = {
     "keeper_stall_sessions_expire_inserts_wait": "a 15 s keeper_stall: past operation_timeout_ms every server's "
                                                  "session ends; each restarting thread's handshake waits for "
                                                  "the stall's end; the insert commits within its socket timeout",
+    "keeper_stall_commit_multi_applies_late": "Keeper stalls while an insert's commit multi is queued: the "
+                                              "sessions end, the multi is applied at the stall's end, and the "
+                                              "insert's retry finds its part (one request, not three)",
     "keeper_stall_inserts_outlive_the_socket_timeout": "a 40 s keeper_stall: handshakes time out three times, "
                                                        "the insert commits 42.6 s after its put, the client "
                                                        "timed out and the redelivery is a dedup hit",

@@ -120,6 +120,8 @@ void ReplicatedTable::release(std::uint32_t slot) {
   Insert& s = pending_[slot];
   s.in_use = false;
   ++s.version;  // whatever it still had scheduled is void
+  ++s.late_serial;
+  s.late_commit_at = sim::Time::max();
   free_slots_.push_back(slot);
 }
 
@@ -233,6 +235,8 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
   s.replica = r;
   s.phase = Phase::KEEPER;
   s.client_done = false;
+  s.query_over = false;
+  s.late_commit_at = sim::Time::max();
   s.orphan = false;
   s.commit_unknown = false;
   s.committed = false;
@@ -319,6 +323,13 @@ void ReplicatedTable::handle(const sim::Event& event) {
         if (aggregate_) aggregate_->materialize(sim_.now());
         run_cleanup(static_cast<int>(index));
       }
+      return;
+    }
+    case kLateCommit: {
+      if (index >= pending_.size()) return;
+      const Insert& s = pending_[index];
+      if (!s.in_use || s.late_serial != version || s.late_commit_at != sim_.now()) return;
+      on_late_commit(index);
       return;
     }
     case kWakeCheck:

@@ -249,6 +249,11 @@ class ReplicatedTable final : public sim::Component {
     sim::Time keeper_start{};    // the Keeper requests go out
     sim::Time commit_sent_at{};  // the commit multi goes out
     sim::Time commit_at{};       // ... and is applied
+    // A commit multi whose answer never came (an operation timeout, a lost
+    // session) is still applied when Keeper gets to it (max: none pending).
+    sim::Time late_commit_at = sim::Time::max();
+    std::uint16_t late_serial = 0;  // voids a stale kLateCommit of this slot
+    bool query_over = false;        // answered; the slot waits for its late commit only
     std::int64_t retries = 0;
     sim::Time backoff{};
   };
@@ -297,6 +302,10 @@ class ReplicatedTable final : public sim::Component {
   void on_commit(std::uint32_t slot);
   // The commit multi is applied now: dedup check or part. Returns DEDUPLICATED or OK.
   QueryStatus apply_commit(Insert& s);
+  // The commit multi sent for this insert stays queued in Keeper and is
+  // applied at `at`; the insert's retries go on meanwhile.
+  void plan_late_commit(std::uint32_t slot, sim::Time at);
+  void on_late_commit(std::uint32_t slot);
   void plan_quorum(std::uint32_t slot);
   [[nodiscard]] sim::Time fetch_time(int replica);
   [[nodiscard]] bool active(int replica) const;  // its is_active node exists

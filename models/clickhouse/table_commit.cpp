@@ -48,6 +48,10 @@ void ReplicatedTable::plan_keeper_phase(std::uint32_t slot, sim::Time at) {
       // this request fails with them.
       if (stall_expiry_ > at && stall_expiry_ < failed_at) failed_at = stall_expiry_;
       sim_.schedule(failed_at, id_, kSessionLost, pack(static_cast<std::uint32_t>(s.replica), rep.epoch));
+      // The commit multi (the chain's last request, unless the retry only
+      // looks for its part) timed out: it is still applied.
+      const bool multi_sent = !(s.commit_unknown && s.committed);
+      if (multi_sent && answer.timed_out_request == requests - 1) plan_late_commit(slot, at + answer.served_after);
     }
     fail_attempt(slot, failed_at, QueryStatus::KEEPER_EXCEPTION);
     return;
@@ -89,9 +93,47 @@ void ReplicatedTable::finish(std::uint32_t slot, sim::Time at, QueryStatus statu
 void ReplicatedTable::complete(std::uint32_t slot, QueryStatus status) {
   Insert& s = pending_[slot];
   if (!s.orphan) insert_latency_us_.add((sim_.now() - s.arrived).us);
-  if (!s.committed) ++counters_.not_committed;
+  if (!s.committed && s.late_commit_at == sim::Time::max()) ++counters_.not_committed;
   reply(s, sim_.now(), status);
+  // A commit multi still queued in Keeper outlives the query: the slot
+  // waits for it (on_late_commit releases it).
+  if (s.late_commit_at != sim::Time::max()) {
+    s.phase = Phase::FINISH;
+    s.query_over = true;
+    ++s.version;
+    return;
+  }
   release(slot);
+}
+
+// ReplicatedMergeTreeSink::commitPart: a ZOPERATIONTIMEOUT or a lost
+// connection on the commit multi leaves the part MaybeCommitted ("Unknown
+// status, client must retry"); the client's timeout ends only its wait, and
+// the multi, queued in Keeper, is applied when its turn comes. The retry
+// first looks for its part node: found if the multi was applied by then;
+// else it commits again, and its multi finds the block id the first one
+// wrote (a dedup hit) or, without deduplication, writes a second part.
+void ReplicatedTable::plan_late_commit(std::uint32_t slot, sim::Time at) {
+  Insert& s = pending_[slot];
+  s.commit_unknown = true;
+  if (s.late_commit_at != sim::Time::max()) return;  // an earlier multi is ahead of this one
+  s.late_commit_at = std::max(at, sim_.now());
+  ++s.late_serial;
+  sim_.schedule(s.late_commit_at, id_, kLateCommit, pack(slot, s.late_serial));
+}
+
+void ReplicatedTable::on_late_commit(std::uint32_t slot) {
+  Insert& s = pending_[slot];
+  s.late_commit_at = sim::Time::max();
+  // A retry that committed first wrote the block id: this multi fails on it
+  // and nobody waits for its answer. Without block ids it is a second part.
+  if (!s.committed || !insert_deduplicate_) {
+    const bool first = !s.committed;
+    const QueryStatus told = s.commit_result;
+    apply_commit(s);
+    if (!first) s.commit_result = told;  // what the retry found stands
+  }
+  if (s.query_over) release(slot);
 }
 
 void ReplicatedTable::on_commit(std::uint32_t slot) {

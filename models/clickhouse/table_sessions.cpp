@@ -70,9 +70,10 @@ void ReplicatedTable::session_expired(int replica, sim::Time until) {
         schedule_slot(slot, s.keeper_start, kAttempt);  // it will find the table read-only
         continue;
       }
-      // A request of an expired session is not applied, but the server
-      // cannot know whether a commit multi in flight got through.
-      if (now >= s.commit_sent_at) s.commit_unknown = true;
+      // The server cannot know whether a commit multi in flight got
+      // through: it did, when Keeper gets to it (ZooKeeperImpl finalizes
+      // the client's session; the requests it sent stay queued in Keeper).
+      if (now >= s.commit_sent_at) plan_late_commit(slot, s.commit_at);
       fail_attempt(slot, now, QueryStatus::TABLE_IS_READ_ONLY);
     } else if (s.phase == Phase::QUORUM) {
       // The wait for the quorum loses its watch: the status is unknown (the part is committed).
@@ -184,14 +185,16 @@ void ReplicatedTable::keeper_stall(sim::Time until) {
       schedule_slot(slot, s.keeper_start, kAttempt);  // its requests will meet the stall
       continue;
     }
+    // Its requests are answered (or, after the session's end, still
+    // applied) that much later.
+    s.commit_at += until - now;
+    if (s.commit_sent_at > now) s.commit_sent_at += until - now;
     if (expires) {
       // Failed when the session expires (its slot's event is gone); its
       // client's socket timeout may come first, and nothing else would tell it.
       if (!s.client_done && expiry + s.back > s.deadline) time_out_client(s);
       continue;
     }
-    s.commit_at += until - now;
-    if (s.commit_sent_at > now) s.commit_sent_at += until - now;
     schedule_slot(slot, s.commit_at, kCommit);
   }
 }

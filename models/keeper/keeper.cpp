@@ -254,6 +254,8 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
       ++failed_requests_;
       answer.ok = false;
       answer.operation_timeout = true;
+      answer.timed_out_request = i;
+      answer.served_after = (sent - now) + one;
       answer.latency += options_.operation_timeout;
       answer.last_request = options_.operation_timeout;
       note_own(now, now + in_keeper, 1);

@@ -64,6 +64,12 @@ struct KeeperAnswer {
   // The failure was a request waiting longer than operation_timeout_ms (as
   // opposed to no leader at all): ClickHouse's client then finalizes its session.
   bool operation_timeout = false;
+  // On an operation timeout: the request that timed out (its index in the
+  // chain; the later ones were never sent) and when, from `now`, Keeper
+  // serves it all the same: it stays queued there (ZooKeeperImpl finalizes
+  // the client's session, not the server's queue).
+  int timed_out_request = -1;
+  sim::Time served_after{};
 };
 
 // A fault's extra client: `threads` threads that each send a request `think`

@@ -67,6 +67,9 @@ void Regime::plan(const std::vector<sim::FaultOccurrence>& schedule,
 }
 
 void Regime::add_start(std::vector<sim::Time>& starts, sim::Time at) {
+  // Only starts after now matter (worth_it looks for the next one): the past
+  // ones go, so a day of thousands of faults keeps a short list.
+  starts.erase(starts.begin(), std::upper_bound(starts.begin(), starts.end(), sim_.now()));
   starts.insert(std::upper_bound(starts.begin(), starts.end(), at), at);
 }
 

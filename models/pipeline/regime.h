@@ -142,7 +142,7 @@ class Regime final : public sim::Component,
   // Is the stretch from now to the next window start (of `starts`) worth a shortcut?
   [[nodiscard]] bool worth_it(const std::vector<sim::Time>& starts, sim::Time now, sim::Time min_stretch,
                               double min_records) const;
-  static void add_start(std::vector<sim::Time>& starts, sim::Time at);
+  void add_start(std::vector<sim::Time>& starts, sim::Time at);
   void schedule_check();
   // The sink's windows are closed: has everything settled?
   void try_settle();
