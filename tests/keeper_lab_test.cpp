@@ -352,5 +352,37 @@ TEST(KeeperLab, ACommitMultiThatTimedOutIsAppliedAndTheRetryFindsItsPart) {
   EXPECT_EQ(m["clickhouse_rows"], 15000);
 }
 
+// A dashboard reads Keeper's in-flight requests every 15 s (keeper.sample_interval):
+// 40 readings over the lab's 10 minutes. Calm, every reading is the same
+// (the background's ~1.33 in flight; this pipeline's few requests a second
+// are never in flight at a multiple of 15 s). The 15 s stall from 69.9 s
+// holds every thread at the leader at the 75 s reading, 5.1 s into it
+// (1,728 x (1 - e^(-5.1 / 0.17)), plus the insert's request waiting there);
+// by 90 s the queue has drained (1,728 requests at 40,000/s: 43 ms), so the
+// mean of the readings is (that one + 39 calm ones) / 40. A 4 s stall
+// between two readings (61 .. 65 s) shows on no reading at all, while the
+// true peak is every thread.
+TEST(KeeperLab, ADashboardReadsInFlightEveryFifteenSecondsAndMissesWhatFallsBetween) {
+  const Lab calm("keeper_stall_sessions_expire_inserts_wait.json", {"faults=[]"});
+  EXPECT_NEAR(calm["keeper_in_flight_sampled_max"], calm["keeper_in_flight_sampled_mean"], 1e-9);
+  EXPECT_GT(calm["keeper_in_flight_sampled_mean"], 1.0);
+  EXPECT_LT(calm["keeper_in_flight_sampled_mean"], 1.5);
+
+  const Lab stall("keeper_stall_sessions_expire_inserts_wait.json");
+  EXPECT_GE(stall["keeper_in_flight_sampled_max"], 1728);
+  EXPECT_LE(stall["keeper_in_flight_sampled_max"], 1728 + 2);
+  EXPECT_NEAR(stall["keeper_in_flight_sampled_mean"],
+              (stall["keeper_in_flight_sampled_max"] + 39 * calm["keeper_in_flight_sampled_mean"]) / 40, 0.01);
+  // Nearest rank 40 of 40: the stalled reading.
+  EXPECT_EQ(stall["keeper_in_flight_sampled_p99"], stall["keeper_in_flight_sampled_max"]);
+  EXPECT_GE(stall["keeper_peak_in_flight"], stall["keeper_in_flight_sampled_max"]);
+
+  const Lab between("keeper_stall_sessions_expire_inserts_wait.json",
+                    {R"(faults=[{"kind": "keeper_stall", "at": "61s", "duration": "4s"}])"});
+  EXPECT_GE(between["keeper_peak_in_flight"], 1728 - 1);
+  EXPECT_EQ(between["keeper_in_flight_sampled_max"], calm["keeper_in_flight_sampled_max"]);
+  EXPECT_EQ(between["keeper_in_flight_sampled_mean"], calm["keeper_in_flight_sampled_mean"]);
+}
+
 }  // namespace
 }  // namespace pipesim::pipeline

@@ -398,12 +398,15 @@ bool budget(json& raw, const std::vector<DrawnKey>& drawn) {
   }
   // After them the drain idles as long again: with hundreds of tasks or partitions a minute.
   if (tasks + partitions > 200 && !was_drawn("run.drain")) raw["run"]["drain"] = "1m";
-  // A flush (offset.flush.interval.ms) every few milliseconds, or an insert per record or
-  // two of more than 100,000 records a day, is an event each: an hour of them at most.
+  // A flush (offset.flush.interval.ms) every few milliseconds, a fetch answered at once
+  // (fetch.max.wait.ms near 0: each task's consumer polls every few milliseconds, as the
+  // real one does), or an insert per record or two of more than 100,000 records a day, is
+  // an event each: an hour of them at most.
   const auto flush_ms = raw["connect"].value("offset.flush.interval.ms", std::int64_t{60000});
+  const auto fetch_wait_ms = raw["connect"].value("fetch.max.wait.ms", std::int64_t{500});
   const auto poll_records = raw["connect"].value("max.poll.records", std::int64_t{500});
   const auto records_per_day = raw["workload"].value("records_per_day", std::int64_t{200000000});
-  if (flush_ms < 1000 || (poll_records < 10 && records_per_day > 100000)) {
+  if (flush_ms < 1000 || fetch_wait_ms < 100 || (poll_records < 10 && records_per_day > 100000)) {
     if (!was_drawn("run.duration") &&
         *sim::parse_duration(raw["run"]["duration"].get<std::string>()) > sim::Time::hours(1))
       raw["run"]["duration"] = "1h";

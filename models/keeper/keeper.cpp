@@ -48,7 +48,8 @@ Fluid fluid_of(const ClosedLoop& loop) {
 Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
     : options_(options),
       queue_stream_(seed, "keeper/queue"),
-      capacity_(static_cast<double>(options.capacity_ops_per_s)) {
+      capacity_(static_cast<double>(options.capacity_ops_per_s)),
+      next_sample_(options.sample_interval) {
   // The background threads' away time: what makes them send
   // background_ops_per_s to a healthy leader (round trip included, so no
   // less than it; config.cpp refuses threads too few for the rate).
@@ -127,6 +128,7 @@ void Keeper::advance(sim::Time now) {
       ops_ += whole;
       ops_by_client_[static_cast<std::size_t>(st.client)] += whole;
     }
+    take_samples(to);
     if (up) {
       peak_in_flight_ = std::max({peak_in_flight_, in_flight_at(last_), in_flight_at(to)});
       const double shift_integral = fluid_integral(to) - loop_.fluid_limit() * dt;
@@ -317,6 +319,25 @@ double Keeper::in_flight(sim::Time now) {
   advance(now);
   drop_answered(now);
   return in_flight_at(now) + static_cast<double>(own_in_flight_);
+}
+
+void Keeper::take_samples(sim::Time to) {
+  // A reading between events: the segment's closed form at that instant
+  // (nothing of the state moves, so sampling changes no other figure), plus
+  // this pipeline's requests still unanswered then.
+  for (; next_sample_ <= to; next_sample_ += options_.sample_interval) {
+    drop_answered(next_sample_);
+    const double reading = in_flight_at(next_sample_) + static_cast<double>(own_in_flight_);
+    ++readings_.count;
+    readings_.sum += reading;
+    readings_.max = std::max(readings_.max, reading);
+    readings_.milli.add(std::llround(reading * 1000));
+  }
+}
+
+const Keeper::Readings& Keeper::in_flight_readings(sim::Time now) {
+  advance(now);
+  return readings_;
 }
 
 double Keeper::background_ops(sim::Time now) {

@@ -136,6 +136,16 @@ class Keeper {
   // saturates and the queue holds most threads).
   [[nodiscard]] double peak_utilisation() const { return peak_utilisation_; }
   [[nodiscard]] double in_flight(sim::Time now);
+  // In-flight requests as a dashboard reads them: the value at every
+  // multiple of options().sample_interval up to now (the same count as
+  // in_flight(): the threads' and this pipeline's own), summed up.
+  struct Readings {
+    std::int64_t count = 0;
+    double sum = 0;
+    double max = 0;
+    sim::Histogram milli;  // each reading in thousandths of a request
+  };
+  [[nodiscard]] const Readings& in_flight_readings(sim::Time now);
   // The clients' total concurrency now (the bound on in-flight requests).
   [[nodiscard]] std::int64_t client_threads() const { return loop_.threads(); }
   // Time in Keeper of every request it served, in microseconds; call
@@ -192,6 +202,10 @@ class Keeper {
   };
   std::priority_queue<Own, std::vector<Own>, std::greater<>> own_;
   std::int64_t own_in_flight_ = 0;
+  Readings readings_;
+  sim::Time next_sample_{};
+  // The samples due in the segment (last_, to] (before the state moves to `to`).
+  void take_samples(sim::Time to);
   void note_own(sim::Time now, sim::Time end, std::int64_t count);
   void drop_answered(sim::Time now);
   double peak_utilisation_ = 0.0;

@@ -39,6 +39,11 @@ struct KeeperOptions {
   // operation_timeout_ms fails and finalizes the session.
   sim::Time session_timeout = sim::Time::seconds(30);
   sim::Time operation_timeout = sim::Time::seconds(10);
+  // How often a dashboard reads Keeper's in-flight requests (a scrape of
+  // ClickHouse's ZooKeeperRequest metric, the Prometheus example
+  // configuration's scrape_interval of 15 s): the keeper_in_flight_sampled_*
+  // metrics are what it would show, beside the true mean and peak.
+  sim::Time sample_interval = sim::Time::seconds(15);
 };
 
 template <class V, class O>
@@ -58,6 +63,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KeeperOpt
            "ClickHouse's Keeper session timeout: unreachable this long, the session expires");
   v.millis("operation_timeout_ms", o.operation_timeout, 1, 3600000,
            "a request unanswered this long fails and finalizes the ClickHouse server's session");
+  v.duration("sample_interval", o.sample_interval, sim::Time::seconds(1), sim::Time::hours(24),
+             "model: a dashboard's scrape interval; keeper_in_flight_sampled_* are its readings");
   v.finish();
 }
 

@@ -17,6 +17,9 @@ namespace pipesim::pipeline {
 //   keeper_mean_in_flight      time-weighted mean of requests in Keeper (all load;
 //       the closed loop's threads, never more than their number, and this
 //       pipeline's own requests, each for its time in Keeper),
+//   keeper_in_flight_sampled_{mean,p99,max}  the same count read every
+//       keeper.sample_interval (15 s), as a dashboard scraping ZooKeeperRequest
+//       shows it: the mean, p99 and largest of its readings,
 //   keeper_utilisation_peak    peak of the load the clients would offer if
 //       answered at once, over capacity (above 1: the queue holds most threads),
 //   keeper_latency_p50_ms, keeper_latency_p99_ms  time in Keeper of every

@@ -47,6 +47,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "models/broker/kafka_cluster.h"
@@ -140,9 +141,9 @@ class Regime final : public sim::Component,
   // The first hour boundary in (now, until) from which it has not (until if none).
   [[nodiscard]] sim::Time overload_from(sim::Time now, sim::Time until) const;
   // Is the stretch from now to the next window start (of `starts`) worth a shortcut?
-  [[nodiscard]] bool worth_it(const std::vector<sim::Time>& starts, sim::Time now, sim::Time min_stretch,
+  [[nodiscard]] bool worth_it(const std::multiset<sim::Time>& starts, sim::Time now, sim::Time min_stretch,
                               double min_records) const;
-  void add_start(std::vector<sim::Time>& starts, sim::Time at);
+  void add_start(std::multiset<sim::Time>& starts, sim::Time at);
   void schedule_check();
   // The sink's windows are closed: has everything settled?
   void try_settle();
@@ -158,12 +159,12 @@ class Regime final : public sim::Component,
   clickhouse::ReplicatedTable& table_;
   keeper::Keeper& keeper_;
   const workload::Workload& workload_;
-  std::vector<sim::Time> producer_starts_;  // planned producer windows' starts, sorted
+  std::multiset<sim::Time> producer_starts_;  // planned producer windows' starts
   SinkAggregate* aggregate_ = nullptr;
   int open_sink_windows_ = 0;
   bool sink_settled_ = false;
   bool sink_check_pending_ = false;
-  std::vector<sim::Time> sink_starts_;  // planned sink windows' starts, sorted
+  std::multiset<sim::Time> sink_starts_;  // planned sink windows' starts
   producer::Producer& producer_;
   producer::DirectFeed& feed_;
   broker::KafkaCluster& kafka_;
