@@ -328,9 +328,10 @@ void Keeper::take_samples(sim::Time to) {
   for (; next_sample_ <= to; next_sample_ += options_.sample_interval) {
     drop_answered(next_sample_);
     const double reading = in_flight_at(next_sample_) + static_cast<double>(own_in_flight_);
+    readings_.min = readings_.count == 0 ? reading : std::min(readings_.min, reading);
+    readings_.max = std::max(readings_.max, reading);
     ++readings_.count;
     readings_.sum += reading;
-    readings_.max = std::max(readings_.max, reading);
     readings_.milli.add(std::llround(reading * 1000));
   }
 }

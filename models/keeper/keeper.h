@@ -142,6 +142,7 @@ class Keeper {
   struct Readings {
     std::int64_t count = 0;
     double sum = 0;
+    double min = 0;
     double max = 0;
     sim::Histogram milli;  // each reading in thousandths of a request
   };
