@@ -71,7 +71,8 @@ json config(const std::string& group, double records_per_s, bool exactly_once) {
          fault("replica_crash", n, {{"duration", "1m"}}),
          fault("keeper_backlog", n, {{"duration", "1m"}, {"capacity_factor", 0.3}}),
          fault("keeper_election", n, {{"duration", "3s"}}),
-         fault("keeper_session_loss", n, {{"duration", "30s"}})});
+         fault("keeper_session_loss", n, {{"duration", "30s"}}),
+         fault("keeper_stall", n, {{"duration", "15s"}})});
   }
   return raw;
 }
