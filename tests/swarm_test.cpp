@@ -370,6 +370,17 @@ json draw_value(Draw& d, const ConfigKey& k, int& end, int forced = -1) {
 // Keeps a run's work bounded whatever was drawn: many tasks or partitions for a short time
 // only, at most kMaxRecordsPerRun records (a drawn key keeps its value, the other one
 // gives way). False when drawn keys alone make the run too costly: the last one is left out.
+// The faults that must fire (those at a set time) and the kinds present, as sc.raw has them.
+void note_faults(SwarmCase& sc) {
+  sc.scheduled.clear();
+  sc.kinds.clear();
+  for (const auto& f : sc.raw["faults"]) {
+    const std::string kind = f["kind"].get<std::string>();
+    if (f.contains("at")) ++sc.scheduled[kind];
+    if (std::find(sc.kinds.begin(), sc.kinds.end(), kind) == sc.kinds.end()) sc.kinds.push_back(kind);
+  }
+}
+
 bool budget(json& raw, const std::vector<DrawnKey>& drawn) {
   const auto was_drawn = [&](const char* path) {
     return std::any_of(drawn.begin(), drawn.end(), [&](const DrawnKey& k) { return k.path == path; });
@@ -506,16 +517,7 @@ std::vector<DrawnKey> draw_documented_keys(Draw& d, SwarmCase& sc, std::int64_t 
     sc.raw = std::move(trial);
     kept = std::move(with);
   }
-  // The faults that must fire, and the kinds present, as the config now has them.
-  if (sc.raw.contains("faults")) {
-    sc.scheduled.clear();
-    sc.kinds.clear();
-    for (const auto& f : sc.raw["faults"]) {
-      const std::string kind = f["kind"].get<std::string>();
-      if (f.contains("at")) ++sc.scheduled[kind];
-      if (std::find(sc.kinds.begin(), sc.kinds.end(), kind) == sc.kinds.end()) sc.kinds.push_back(kind);
-    }
-  }
+  if (sc.raw.contains("faults")) note_faults(sc);
   return kept;
 }
 
@@ -702,11 +704,7 @@ std::string run_finding(const std::string& file, std::uint64_t seed, sim::Metric
   const std::string dir = std::string(root ? root : ".") + "/tests/swarm_findings/";
   SwarmCase sc;
   sc.raw = read_config_file(dir + file);
-  for (const auto& f : sc.raw["faults"]) {
-    const std::string kind = f["kind"].get<std::string>();
-    if (f.contains("at")) ++sc.scheduled[kind];
-    if (std::find(sc.kinds.begin(), sc.kinds.end(), kind) == sc.kinds.end()) sc.kinds.push_back(kind);
-  }
+  note_faults(sc);
   m = run_scenario(load_config(sc.raw), seed);
   return check_metrics(sc, m);
 }
