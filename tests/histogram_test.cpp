@@ -41,6 +41,24 @@ TEST(Histogram, PercentilesAreNearestRankReportedAtTheBucketMidpoint) {
   EXPECT_EQ(h.percentile(0.01), 1.0);
 }
 
+TEST(Histogram, AUniformRangeIsSharedByTheBucketsItSpans) {
+  // 2,000 values evenly over [1000, 3000): the median 2000, the quartiles
+  // 1500 and 2500 (each within its bucket's 1/16), and nothing outside.
+  Histogram h;
+  h.add_uniform(1000, 3000, 2000);
+  EXPECT_EQ(h.count(), 2000);
+  EXPECT_NEAR(h.percentile(0.5), 2000, 2000 / 16.0);
+  EXPECT_NEAR(h.percentile(0.25), 1500, 1500 / 16.0);
+  EXPECT_NEAR(h.percentile(0.75), 2500, 2500 / 16.0);
+  EXPECT_GE(h.percentile(1e-9), 1000 - 1000 / 16.0);
+  EXPECT_LE(h.percentile(1.0), 3000 + 3000 / 16.0);  // the last bucket's midpoint
+  // A point range is a plain add.
+  Histogram p;
+  p.add_uniform(7, 7, 5);
+  EXPECT_EQ(p.count(), 5);
+  EXPECT_EQ(p.percentile(1.0), 7);
+}
+
 TEST(Histogram, EmptyReportsZeroAndMergeAddsCounts) {
   Histogram a, b;
   EXPECT_EQ(a.percentile(0.5), 0.0);

@@ -90,6 +90,7 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, doubl
   offered_ /= mu;
   if (threads_ == 0) {
     away_s_ = 0;
+    threads_away_s_ = 0;
     throughput_ = 0;
     mean_at_leader_ = 0;
     seen_first_ = 0;
@@ -121,7 +122,13 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, doubl
       (folded_r(mid) > mid ? lo : hi) = mid;
     }
   }
-  away_s_ = folded_away(std::sqrt(lo * hi));
+  const double r_s = std::sqrt(lo * hi);
+  away_s_ = folded_away(r_s);
+  double x_threads = 0;
+  for (const auto& c : classes) {
+    if (c.threads > 0) x_threads += static_cast<double>(c.threads) / (c.away_s + r_s);
+  }
+  threads_away_s_ = std::max(static_cast<double>(threads_) / x_threads - r_s, 1e-12);
   // A request of this pipeline comes from a thread outside the N: it sees all of them.
   const Window w = distribution(threads_, -std::log(mu * away_s_));
   throughput_ = mu * (1.0 - idle_probability(w));

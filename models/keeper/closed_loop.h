@@ -51,6 +51,11 @@ class ClosedLoop {
   [[nodiscard]] std::int64_t threads() const { return threads_; }
   [[nodiscard]] double mu() const { return mu_; }
   [[nodiscard]] double away_s() const { return away_s_; }
+  // The away time of the classes' threads alone at the operating point
+  // (away_s() also folds in the open rate): how fast they come back to a
+  // leader that serves none of them (a stall, a burst ahead of them), while
+  // the senders behind the open rate wait for their own answers.
+  [[nodiscard]] double threads_away_s() const { return threads_away_s_; }
   [[nodiscard]] double throughput() const { return throughput_; }
   // Time-average number at the leader (queued or in service); also the mean
   // number ahead of a request of this pipeline, which comes from a thread
@@ -68,6 +73,7 @@ class ClosedLoop {
   double mu_ = 1;
   std::int64_t threads_ = 0;
   double away_s_ = 0;
+  double threads_away_s_ = 0;
   double offered_ = 0;
   double throughput_ = 0;
   double mean_at_leader_ = 0;

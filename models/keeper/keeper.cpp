@@ -43,11 +43,19 @@ struct Fluid {
 Fluid fluid_of(const ClosedLoop& loop) {
   return Fluid{static_cast<double>(loop.threads()) - loop.mu() * loop.away_s(), std::max(loop.away_s(), 1e-12)};
 }
+
+// A held leader (stalled, or serving a burst ahead of the threads' requests)
+// serves none of theirs: the threads away come back to it
+// (dF/dt = (N - F) / D, the equation with mu = 0).
+Fluid held_fluid_of(const ClosedLoop& loop) {
+  return Fluid{static_cast<double>(loop.threads()), std::max(loop.threads_away_s(), 1e-12)};
+}
 }  // namespace
 
 Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
     : options_(options),
       queue_stream_(seed, "keeper/queue"),
+      burst_stream_(seed, "keeper/bursts"),
       capacity_(static_cast<double>(options.capacity_ops_per_s)),
       next_sample_(options.sample_interval) {
   // The background threads' away time: what makes them send
@@ -73,23 +81,20 @@ void Keeper::solve() {
   peak_utilisation_ = std::max(peak_utilisation_, loop_.offered_load());
 }
 
-// A stalled leader serves nothing: the threads away come back to it
-// (dF/dt = (N - F) / D, the equation with mu = 0).
-Fluid stalled_fluid_of(const ClosedLoop& loop) {
-  return Fluid{static_cast<double>(loop.threads()), std::max(loop.away_s(), 1e-12)};
-}
-
 double Keeper::fluid_at(sim::Time at) const {
-  const double tau = std::max(0.0, seconds(at - last_));
-  if (!stalled(last_)) return fluid_of(loop_).at(fluid_, tau);
-  const double in_stall = std::min(tau, seconds(stalled_until_ - last_));
-  const double at_end = stalled_fluid_of(loop_).at(fluid_, in_stall);
-  return tau <= in_stall ? at_end : fluid_of(loop_).at(at_end, tau - in_stall);
+  // Piece by piece: held and serving spans alternate at the boundaries.
+  double f = fluid_;
+  for (sim::Time t = last_; t < at;) {
+    const sim::Time to = std::min(at, next_boundary(t));
+    f = (held(t) ? held_fluid_of(loop_) : fluid_of(loop_)).at(f, seconds(to - t));
+    t = to;
+  }
+  return f;
 }
 
 double Keeper::fluid_integral(sim::Time to) const {
   const double tau = std::max(0.0, seconds(to - last_));
-  if (stalled(last_)) return stalled_fluid_of(loop_).integral(fluid_, tau);
+  if (held(last_)) return held_fluid_of(loop_).integral(fluid_, tau);
   return fluid_of(loop_).integral(fluid_, tau);
 }
 
@@ -110,11 +115,9 @@ double Keeper::in_flight_at(sim::Time at) const {
 void Keeper::advance(sim::Time now) {
   while (last_ < now) {
     const bool up = available(last_);
-    // Segments end where a stall begins or ends (its dynamics differ).
-    sim::Time to = up ? now : std::min(now, unavailable_until_);
-    const bool stalled_now = up && stalled(last_);
-    if (stalled_now) to = std::min(to, stalled_until_);
-    if (up && last_ < stalled_from_) to = std::min(to, stalled_from_);
+    // Segments end where a stall or a burst begins or ends (the dynamics differ).
+    const sim::Time to = up ? std::min(now, next_boundary(last_)) : std::min(now, unavailable_until_);
+    const bool held_now = up && held(last_);
     const double dt = seconds(to - last_);
     double streamed = 0;
     for (const auto& st : streams_) {
@@ -130,12 +133,14 @@ void Keeper::advance(sim::Time now) {
     }
     take_samples(to);
     if (up) {
-      peak_in_flight_ = std::max({peak_in_flight_, in_flight_at(last_), in_flight_at(to)});
+      peak_in_flight_ = std::max({peak_in_flight_, in_flight_at(last_) + bursts_at(last_),
+                                  in_flight_at(to) + bursts_at(to)});
+      in_flight_integral_ += bursts_integral(last_, to);
       const double shift_integral = fluid_integral(to) - loop_.fluid_limit() * dt;
       const double at_leader = std::max(0.0, loop_.mean_at_leader() * dt + shift_integral);
       const double share = round_trip_share();
       in_flight_integral_ += at_leader * (1 - share) + static_cast<double>(loop_.threads()) * share * dt;
-      if (!stalled_now) {  // a stalled leader serves nothing
+      if (!held_now) {  // a held leader serves none of the threads' requests
         background_ops_ += std::max(0.0, loop_.throughput() * dt - streamed);
         pending_served_ += loop_.throughput() * dt;
         pending_shift_integral_ += shift_integral;
@@ -147,25 +152,26 @@ void Keeper::advance(sim::Time now) {
     }
     last_ = to;
   }
+  std::erase_if(ramps_, [&](const Ramp& r) { return r.last <= last_; });
 }
 
-double Keeper::service_time_s(std::int64_t requests) {
+double Keeper::service_time_s(std::int64_t requests, sim::RandomStream& stream) {
   const double s = 1.0 / loop_.mu();
   const double cv = options_.service_time_cv;
   if (cv == 0) return s * static_cast<double>(requests);
   if (requests > 16) {
     // A sum of many: normal with the summed mean and variance.
     const double n = static_cast<double>(requests);
-    return std::max(0.0, s * n + s * cv * std::sqrt(n) * queue_stream_.normal());
+    return std::max(0.0, s * n + s * cv * std::sqrt(n) * stream.normal());
   }
   double total = 0;
   for (std::int64_t i = 0; i < requests; ++i) {
     if (cv == 1) {
-      total += queue_stream_.exponential(s);
+      total += stream.exponential(s);
     } else {
       // Lognormal with mean s and the given coefficient of variation.
       const double sigma2 = std::log1p(cv * cv);
-      total += s * std::exp(std::sqrt(sigma2) * queue_stream_.normal() - sigma2 / 2);
+      total += s * std::exp(std::sqrt(sigma2) * stream.normal() - sigma2 / 2);
     }
   }
   return total;
@@ -192,7 +198,7 @@ void Keeper::flush_samples() {
 
 bool Keeper::healthy(sim::Time now) {
   advance(now);
-  return available(now) && !stalled(now) && capacity_factor_ == 1.0 && extra_.threads == 0 &&
+  return available(now) && !held(now) && capacity_factor_ == 1.0 && extra_.threads == 0 &&
          std::abs(shift_at(now)) < 0.5;
 }
 
@@ -233,16 +239,16 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     // queue as it is then.
     const sim::Time sent = now + answer.latency;
     sim::Time one;
-    if (stalled(sent)) {
-      // A stalled leader: it waits for the stall's end behind the requests
-      // queued before it (the fluid number there), then for their service.
+    if (held(sent)) {
+      // A held leader: it waits for the stall's (or the burst's) end behind
+      // the requests queued before it (the fluid number there), then for their service.
       const double ahead = std::clamp(fluid_at(sent), 0.0, static_cast<double>(loop_.threads()));
-      one = (stalled_until_ - sent) + options_.latency + to_time(service_time_s(std::llround(ahead) + 1));
+      one = (held_end(sent) - sent) + options_.latency + to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
     } else {
       const double ahead = std::clamp(
           static_cast<double>(loop_.ahead(queue_stream_.uniform01())) + shift_at(sent), 0.0,
           static_cast<double>(loop_.threads()));
-      one = options_.latency + to_time(service_time_s(std::llround(ahead) + 1));
+      one = options_.latency + to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
     }
     // Keeper's own latency: a request the client gave up on is served all the same.
     latency_us_.add(one.us);
@@ -274,16 +280,14 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
   advance(now);
   if (!available(now)) return;  // they fail and are retried later by their senders
   count(requests, client);
-  // The cleanup thread's bulk reads and removals go as multi requests of
-  // up to 100 operations each, a few at a time (ZooKeeper::tryGet/tryRemove
-  // over a vector of paths): they are counted here as operations, and their
-  // handful of requests in flight is left out.
-  if (client == KeeperClient::CLEANUP) return;
-  // Each is in flight for a request's expected time (see request()).
-  const sim::Time each = expected_request_time(now);
-  in_flight_integral_ += static_cast<double>(requests) * seconds(each);
+  // Each is in flight for a request's expected time (see request()); a held
+  // leader keeps each sender's first one until it is free, and the rest
+  // follow one after another.
+  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
+  const sim::Time each = expected_request_time(now) - rest;
   senders = std::clamp<std::int64_t>(senders, 1, std::max<std::int64_t>(1, requests));
-  note_own(now, now + sim::Time{each.us * requests / senders}, senders);
+  in_flight_integral_ += static_cast<double>(requests) * seconds(each) + static_cast<double>(senders) * seconds(rest);
+  note_own(now, now + rest + sim::Time{each.us * requests / senders}, senders);
 }
 
 void Keeper::drop_answered(sim::Time now) {
@@ -303,22 +307,34 @@ void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count) {
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
   advance(now);
-  // A stalled leader: the rest of the stall, then the queue it leaves.
-  const sim::Time rest = stalled(now) ? stalled_until_ - now : sim::Time{};
+  // A held leader: the rest of the stall or burst, then the queue it leaves.
+  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
   return options_.latency + rest +
          to_time((std::max(0.0, loop_.mean_at_leader() + shift_at(now)) + 1) / loop_.mu());
 }
 
+sim::Time Keeper::expected_chain_time(sim::Time now, std::int64_t requests) {
+  advance(now);
+  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
+  return rest + (expected_request_time(now) - rest) * requests;
+}
+
+sim::Time Keeper::unheld_request_time(sim::Time now) {
+  advance(now);
+  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
+  return expected_request_time(now) - rest;
+}
+
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
-  const sim::Time rest = stalled(now) ? stalled_until_ - now : sim::Time{};
+  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
   return rest + to_time(std::max(0.0, loop_.mean_at_leader() + shift_at(now)) / loop_.mu());
 }
 
 double Keeper::in_flight(sim::Time now) {
   advance(now);
   drop_answered(now);
-  return in_flight_at(now) + static_cast<double>(own_in_flight_);
+  return in_flight_at(now) + static_cast<double>(own_in_flight_) + bursts_at(now);
 }
 
 void Keeper::take_samples(sim::Time to) {
@@ -327,7 +343,8 @@ void Keeper::take_samples(sim::Time to) {
   // this pipeline's requests still unanswered then.
   for (; next_sample_ <= to; next_sample_ += options_.sample_interval) {
     drop_answered(next_sample_);
-    const double reading = in_flight_at(next_sample_) + static_cast<double>(own_in_flight_);
+    const double reading =
+        in_flight_at(next_sample_) + static_cast<double>(own_in_flight_) + bursts_at(next_sample_);
     readings_.min = readings_.count == 0 ? reading : std::min(readings_.min, reading);
     readings_.max = std::max(readings_.max, reading);
     ++readings_.count;
@@ -368,9 +385,12 @@ void Keeper::set_stalled(sim::Time now, sim::Time until) {
   advance(now);
   flush_samples();
   if (stalled(now)) {
-    stalled_until_ = std::max(stalled_until_, until);  // the stall under way goes on
+    // The stall under way goes on; the bursts queued behind it wait longer.
+    if (until > stalled_until_) postpone_bursts(stalled_until_, until - stalled_until_);
+    stalled_until_ = std::max(stalled_until_, until);
     return;
   }
+  postpone_bursts(now, until - now);
   stalled_from_ = now;
   stalled_until_ = until;
 }
@@ -383,6 +403,7 @@ void Keeper::set_unavailable(sim::Time now, sim::Time until) {
     // The requests waiting at the old leader get a connection loss.
     own_ = {};
     own_in_flight_ = 0;
+    drop_bursts();
   }
 }
 

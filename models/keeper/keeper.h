@@ -26,6 +26,14 @@
 // threads (tasks, fetch pools, cleanup) among the background's thousands:
 // they see the queue but are not added to it (README, model limits).
 //
+// Bursts (models/keeper/keeper_bursts.cpp): a thread that sends many requests
+// at once and then awaits them all (zkutil's async calls: the cleanup
+// thread's exists() over new block ids and asyncTryRemove per outdated one)
+// puts them in the leader's queue behind what is there; the leader serves
+// them one after another, and the threads' requests that arrive meanwhile
+// wait behind them (for the threads the leader is held, as in a stall).
+// They are in flight from the moment they are sent until answered.
+//
 // Faults: a degradation (keeper_backlog), unavailability (keeper_election:
 // no leader; every request fails at once with a connection loss, and the old
 // leader's queue is dropped, until the new leader is elected) and a stall
@@ -93,6 +101,18 @@ class Keeper {
   // flight `senders` at a time (each sender's one after another), each for
   // a request's expected time.
   void add_load(sim::Time now, std::int64_t requests, KeeperClient client, std::int64_t senders = 1);
+  // `requests` sent at once by one thread that then awaits them all: they
+  // queue behind the requests at the leader now, are served one after another
+  // (the leader holds every other request meanwhile) and answered at an even
+  // pace. A burst sent while another is being served joins it. Returns when
+  // the last answer arrives, from `now`; fails at once without a leader.
+  struct BurstAnswer {
+    bool ok = true;
+    sim::Time done{};
+    // How long it holds the leader (the others' requests wait behind it).
+    sim::Time held{};
+  };
+  BurstAnswer burst(sim::Time now, std::int64_t requests, KeeperClient client);
   // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
   // advanced in aggregate): counted, served with the threads' (a new regime).
   // Returns its handle; set_stream() changes its rate (0 stops it).
@@ -100,10 +120,17 @@ class Keeper {
   void set_stream(int stream, sim::Time now, double ops_per_s);
   // The mean time of one request now (no draw).
   [[nodiscard]] sim::Time expected_request_time(sim::Time now);
+  // Of `requests` sent one after another from now: a held leader keeps the
+  // first until it is free, the others see the queue it leaves.
+  [[nodiscard]] sim::Time expected_chain_time(sim::Time now, std::int64_t requests);
+  // The mean time of one request now, leaving out a hold under way.
+  [[nodiscard]] sim::Time unheld_request_time(sim::Time now);
   // The mean wait before a request is served now.
   [[nodiscard]] sim::Time expected_wait(sim::Time now);
 
   [[nodiscard]] bool available(sim::Time now) const { return now >= unavailable_until_; }
+  // The leader serves no thread's request at `at`: a stall, or a burst ahead of them.
+  [[nodiscard]] bool held(sim::Time at) const { return stalled(at) || busy(at); }
   // A leader, full capacity, no extra client, no transient left.
   [[nodiscard]] bool healthy(sim::Time now);
   [[nodiscard]] sim::Time unavailable_until() const { return unavailable_until_; }
@@ -167,15 +194,28 @@ class Keeper {
   [[nodiscard]] double fluid_integral(sim::Time to) const;
   [[nodiscard]] double shift_at(sim::Time at) const { return fluid_at(at) - loop_.fluid_limit(); }
   [[nodiscard]] double in_flight_at(sim::Time at) const;
+  // Bursts (keeper_bursts.cpp).
+  [[nodiscard]] bool busy(sim::Time at) const { return at >= busy_from_ && at < busy_until_; }
+  // The end of the held span `at` lies in (a stall and a burst after it count as one).
+  [[nodiscard]] sim::Time held_end(sim::Time at) const;
+  // The first start or end of a stall or burst after `at` (Time::max() if none).
+  [[nodiscard]] sim::Time next_boundary(sim::Time at) const;
+  // Requests of bursts not answered at `at`, and their integral over [from, to).
+  [[nodiscard]] double bursts_at(sim::Time at) const;
+  [[nodiscard]] double bursts_integral(sim::Time from, sim::Time to) const;
+  // A stall from `at` for `d`: the bursts' work left at `at` waits for it.
+  void postpone_bursts(sim::Time at, sim::Time d);
+  void drop_bursts();
   // The share of an away thread's time spent on the round trip.
   [[nodiscard]] double round_trip_share() const;
   // Sum of the service times of `requests` requests.
-  double service_time_s(std::int64_t requests);
+  double service_time_s(std::int64_t requests, sim::RandomStream& stream);
   void flush_samples();
   void count(std::int64_t requests, KeeperClient client);
 
   KeeperOptions options_;
   sim::RandomStream queue_stream_;
+  sim::RandomStream burst_stream_;  // the bursts' service times: their own draws
   double capacity_;
   double capacity_factor_ = 1.0;
   ExtraClient extra_;
@@ -203,6 +243,18 @@ class Keeper {
   };
   std::priority_queue<Own, std::vector<Own>, std::greater<>> own_;
   std::int64_t own_in_flight_ = 0;
+  // The leader serves bursts over [busy_from_, busy_until_); their requests
+  // are answered at an even pace over [first, last] each (the round trip
+  // after the leader's service).
+  sim::Time busy_from_{};
+  sim::Time busy_until_{};
+  struct Ramp {
+    sim::Time first;
+    sim::Time last;
+    double count = 0;
+    [[nodiscard]] double left_at(sim::Time at) const;
+  };
+  std::vector<Ramp> ramps_;
   Readings readings_;
   sim::Time next_sample_{};
   // The samples due in the segment (last_, to] (before the state moves to `to`).

@@ -28,6 +28,29 @@ class Histogram {
     counts_[static_cast<std::size_t>(bucket_of(value < 0 ? 0 : value))] += weight;
     count_ += weight;
   }
+  // `count` samples spread evenly over [lo, hi) (requests answered one after
+  // another at a steady pace): each bucket gets its share of the range,
+  // rounded so that the shares add up to `count`.
+  void add_uniform(std::int64_t lo, std::int64_t hi, std::int64_t count) {
+    if (count <= 0) return;
+    lo = lo < 0 ? 0 : lo;
+    if (hi <= lo + 1) {
+      add(lo, count);
+      return;
+    }
+    const double span = static_cast<double>(hi - lo);
+    std::int64_t given = 0;
+    for (int b = bucket_of(lo);; ++b) {
+      const std::int64_t end = lower_bound(b) + width(b);
+      const std::int64_t upto =
+          end >= hi ? count
+                    : static_cast<std::int64_t>(static_cast<double>(count) * static_cast<double>(end - lo) / span);
+      counts_[static_cast<std::size_t>(b)] += upto - given;
+      given = upto;
+      if (end >= hi) break;
+    }
+    count_ += count;
+  }
   void merge(const Histogram& other) {
     for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
     count_ += other.count_;

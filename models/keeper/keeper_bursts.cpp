@@ -1,0 +1,134 @@
+// Keeper's bursts: many requests sent at once by one thread that then awaits
+// them all (keeper.h). ClickHouse 25.x sends them through zkutil's async
+// calls: ReplicatedMergeTreeCleanupThread::getBlocksSortedByTime reads the
+// stat of every block id it has not cached with ZooKeeper::exists over a
+// vector of paths (an asyncExists each, then waits on all), and
+// clearOldBlocks sends an asyncTryRemove per outdated block id and then waits
+// on all the futures. Each goes into ZooKeeperImpl's send queue at once, so
+// the leader's queue takes them all together: thousands in flight from one
+// thread, while the threads of the closed loop wait behind them.
+#include <algorithm>
+#include <cmath>
+
+#include "models/keeper/keeper.h"
+
+namespace pipesim::keeper {
+
+namespace {
+constexpr double span_s(sim::Time t) { return static_cast<double>(t.us) / 1e6; }
+}  // namespace
+
+double Keeper::Ramp::left_at(sim::Time at) const {
+  if (at < first) return count;
+  if (at >= last) return 0;
+  return count * span_s(last - at) / span_s(last - first);
+}
+
+Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperClient client) {
+  advance(now);
+  if (requests <= 0) return BurstAnswer{true, sim::Time{}};
+  if (!available(now)) {
+    // No leader: every one of them gets a connection loss at once.
+    ++failed_requests_;
+    return BurstAnswer{false, options_.latency};
+  }
+  count(requests, client);
+  // The leader's work for them (one service time each, summed).
+  const sim::Time work{static_cast<std::int64_t>(std::llround(service_time_s(requests, burst_stream_) * 1e6))};
+  sim::Time from;
+  if (busy_until_ > now) {
+    // Behind a burst still queued or being served: they follow it (the
+    // threads' requests that came in meanwhile are taken to wait behind both).
+    from = busy_until_;
+    busy_until_ += work;
+  } else {
+    // Behind the requests at the leader now (FCFS): after a stall under way,
+    // the leader serves those first, and the threads' requests that arrive
+    // from now on queue behind the burst.
+    const sim::Time start = held(now) ? held_end(now) : now;
+    const double ahead = std::clamp(loop_.mean_at_leader() + shift_at(now), 0.0,
+                                    static_cast<double>(loop_.threads()));
+    from = start + sim::Time{static_cast<std::int64_t>(std::llround(ahead / loop_.mu() * 1e6))};
+    busy_from_ = from;
+    busy_until_ = from + work;
+  }
+  const auto n = static_cast<double>(requests);
+  const Ramp ramp{from + options_.latency, busy_until_ + options_.latency, n};
+  ramps_.push_back(ramp);
+  // Keeper's latency of each: from now until its answer, evenly spread.
+  latency_us_.add_uniform((ramp.first - now).us, (ramp.last - now).us, requests);
+  drop_answered(now);
+  peak_in_flight_ =
+      std::max(peak_in_flight_, in_flight_at(now) + static_cast<double>(own_in_flight_) + bursts_at(now));
+  return BurstAnswer{true, ramp.last - now, work};
+}
+
+sim::Time Keeper::held_end(sim::Time at) const {
+  // Each step moves to the end of a span, so this stops (a stall and a
+  // burst at most, one after the other).
+  sim::Time end = at;
+  for (;;) {
+    if (stalled(end)) {
+      end = stalled_until_;
+    } else if (busy(end)) {
+      end = busy_until_;
+    } else {
+      return end;
+    }
+  }
+}
+
+sim::Time Keeper::next_boundary(sim::Time at) const {
+  sim::Time next = sim::Time::max();
+  for (const sim::Time b : {stalled_from_, stalled_until_, busy_from_, busy_until_}) {
+    if (b > at) next = std::min(next, b);
+  }
+  return next;
+}
+
+double Keeper::bursts_at(sim::Time at) const {
+  double left = 0;
+  for (const Ramp& r : ramps_) left += r.left_at(at);
+  return left;
+}
+
+double Keeper::bursts_integral(sim::Time from, sim::Time to) const {
+  double total = 0;
+  for (const Ramp& r : ramps_) {
+    // All of them until the first answer, then a straight line down to 0.
+    const sim::Time flat_to = std::min(to, r.first);
+    if (flat_to > from) total += r.count * span_s(flat_to - from);
+    const sim::Time a = std::max(from, r.first);
+    const sim::Time b = std::min(to, r.last);
+    if (b > a) total += (r.left_at(a) + r.left_at(b)) / 2 * span_s(b - a);
+  }
+  return total;
+}
+
+void Keeper::postpone_bursts(sim::Time at, sim::Time d) {
+  if (d <= sim::Time{}) return;
+  // The leader's burst work not done at `at` is done `d` later; a burst it
+  // was serving stays counted as held through the stall (held either way).
+  if (busy_until_ > at) {
+    if (busy_from_ >= at) busy_from_ += d;
+    busy_until_ += d;
+  }
+  for (Ramp& r : ramps_) {
+    if (r.last <= at) continue;
+    if (r.first >= at) {
+      r.first += d;
+      r.last += d;
+    } else {
+      // Partly answered: what is left is answered from the stall's end on.
+      r = Ramp{at + d, r.last + d, r.left_at(at)};
+    }
+  }
+}
+
+void Keeper::drop_bursts() {
+  busy_from_ = last_;
+  busy_until_ = last_;
+  ramps_.clear();
+}
+
+}  // namespace pipesim::keeper
