@@ -88,9 +88,18 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
 }
 
 void ReplicatedTable::start() {
-  // The servers start with the run: a cleanup thread runs at start-up
-  // (activateAndSchedule) and then sleeps.
-  for (std::size_t r = 0; r < replicas_.size(); ++r) start_cleanup(static_cast<int>(r), sim_.now());
+  // The servers have been up for a while when the run starts, each since its
+  // own start-up: each cleanup thread is at its own point of a sleep
+  // (cleanup_delay_period plus up to cleanup_delay_period_random_add). Were
+  // they all to run at time 0, the wake-up check (30 s after each one's last
+  // run) would keep the three in step, and their Keeper bursts would come
+  // all at once, every time.
+  const std::uint64_t sleep_ms = static_cast<std::uint64_t>(
+      (options_.cleanup_delay_period + options_.cleanup_delay_period_random_add) * 1000);
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    const sim::Time phase = sim::Time::millis(static_cast<std::int64_t>(replicas_[r].stream.below(sleep_ms + 1)));
+    start_cleanup(static_cast<int>(r), sim_.now() + phase);
+  }
 }
 
 std::uint32_t ReplicatedTable::table_partition(sim::Time at) const {
@@ -223,7 +232,7 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
     if (active_replicas < quorum_) {
       keeper_.add_load(now, static_cast<std::int64_t>(replicas_.size()) + 2,
                        keeper::KeeperClient::INSERTS);
-      reply_direct(request, work_starts + keeper_.expected_request_time(now) * 3 + back,
+      reply_direct(request, work_starts + keeper_.expected_chain_time(now, 3) + back,
                    QueryStatus::TOO_FEW_LIVE_REPLICAS);
       return;
     }
@@ -298,7 +307,7 @@ sim::Time ReplicatedTable::quorum_wait() {
   if (quorum_ == 0) return sim::Time{};
   // Every other replica fetches the part after the same Keeper requests.
   const sim::Time now = sim_.now();
-  return keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
+  return keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch) +
          options_.replication_fetch_latency;
 }
 
@@ -325,6 +334,11 @@ void ReplicatedTable::handle(const sim::Event& event) {
       }
       return;
     }
+    case kCleanupRemove: {
+      const Replica& rep = replicas_[index];
+      if (rep.cleanup_active && rep.cleanup_version == version) send_cleanup_removes(static_cast<int>(index));
+      return;
+    }
     case kLateCommit: {
       if (index >= pending_.size()) return;
       const Insert& s = pending_[index];
@@ -340,7 +354,7 @@ void ReplicatedTable::handle(const sim::Event& event) {
       if (aggregate_) aggregate_->materialize(sim_.now());
       maybe_wake_cleanup();
       wake_check_pending_ = true;
-      sim_.schedule_in(wake_check_every(), id_, kWakeCheck);
+      sim_.schedule(next_wake_check(), id_, kWakeCheck);
       return;
     default:
       break;

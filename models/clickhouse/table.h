@@ -153,6 +153,10 @@ class ReplicatedTable final : public sim::Component {
   [[nodiscard]] static sim::Time local_work(const ClickHouseOptions& options, std::int64_t rows, double z);
   // No replica down, stalled or read-only, Keeper available: nothing unfolds.
   [[nodiscard]] bool healthy() const;
+  // The share of time the cleanup threads' bursts hold Keeper's leader, from
+  // each replica's last whole iteration: an aggregated stretch prices the
+  // holds it does not follow one by one with it.
+  [[nodiscard]] double cleanup_held_share() const;
   [[nodiscard]] bool quorum() const { return quorum_ > 0; }
   // The table partition rows inserted at `at` go to (the FINAL fold's unit).
   [[nodiscard]] std::uint32_t partition_at(sim::Time at) const { return table_partition(at); }
@@ -278,6 +282,17 @@ class ReplicatedTable final : public sim::Component {
     sim::RandomStream stream;
     bool cleanup_active = false;
     std::uint16_t cleanup_version = 0;
+    // An iteration awaiting its Keeper answers: its removes still to send,
+    // and the sleep that follows it.
+    bool cleanup_busy = false;
+    std::int64_t removes_to_send = 0;
+    sim::Time sleep_after{};
+    // How long its bursts hold Keeper's leader: this iteration's, and the
+    // last whole iteration's over the time until the next one began.
+    sim::Time held{};
+    sim::Time iteration_began{};
+    bool iterated = false;
+    double held_share = 0;
     sim::Time last_run{};
     bool has_run = false;
     sim::Time last_wakeup_check{};
@@ -310,9 +325,15 @@ class ReplicatedTable final : public sim::Component {
   [[nodiscard]] sim::Time fetch_time(int replica);
   [[nodiscard]] bool active(int replica) const;  // its is_active node exists
   void run_cleanup(int replica);
+  void send_cleanup_removes(int replica);
+  // A cleanup burst whose last answer comes after operation_timeout_ms ends the session.
+  void time_out_burst(int replica, sim::Time sent, const keeper::Keeper::BurstAnswer& burst);
   void start_cleanup(int replica, sim::Time at);
   void stop_cleanup(int replica);
   void maybe_wake_cleanup();
+  [[nodiscard]] static bool wake_check_applies(const Replica& rep);
+  // When the next replica's wake-up check is due, for aggregated inserts.
+  [[nodiscard]] sim::Time next_wake_check() const;
   void session_expired(int replica, sim::Time until);
   void session_back(int replica);
   void end_read_only(Replica& rep, sim::Time now);

@@ -49,14 +49,14 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
   if (pending_latency_profile_ != &latency_us) flush_aggregate_latencies();
   pending_latency_profile_ = &latency_us;
   pending_latency_count_ += count;
-  const sim::Time lag = keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
+  const sim::Time lag = keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch) +
                         options_.replication_fetch_latency;
   replication_lag_us_.add(lag.us, count * (static_cast<std::int64_t>(replicas_.size()) - 1));
   maybe_wake_cleanup();
 }
 
 sim::Time ReplicatedTable::merge_keeper_time() const {
-  return keeper_.expected_request_time(sim_.now()) * options_.keeper_requests_per_merge;
+  return keeper_.expected_chain_time(sim_.now(), options_.keeper_requests_per_merge);
 }
 
 void ReplicatedTable::sync_parts(sim::Time now) {

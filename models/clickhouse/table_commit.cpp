@@ -228,7 +228,7 @@ sim::Time ReplicatedTable::fetch_time(int replica) {
     from = std::max(from, rep.read_only_until);
   }
   if (!keeper_.available(now)) from = std::max(from, keeper_.unavailable_until());
-  return from + keeper_.expected_request_time(now) * options_.keeper_requests_per_fetch +
+  return from + keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch) +
          options_.replication_fetch_latency;
 }
 

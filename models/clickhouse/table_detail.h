@@ -24,6 +24,7 @@ enum EventType : std::uint32_t {
   kSessionStartup,  // the new session is up: tryStartup's requests (replica)
   kWakeCheck,       // the background scheduler's cleanup wake-up check, for aggregated inserts
   kLateCommit,      // a commit multi whose client gave up is applied by Keeper (slot)
+  kCleanupRemove,   // a cleanup iteration's reads are answered: it sends its removes (replica)
 };
 
 constexpr std::uint32_t pack(std::uint32_t index, std::uint16_t version) {

@@ -40,7 +40,7 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
   in.insert_base = c.clickhouse.insert_base_latency;
   in.insert_per_row = c.clickhouse.insert_latency_per_row;
   in.insert_sigma = c.clickhouse.insert_latency_sigma;
-  const sim::Time k = parts_.keeper.expected_request_time(sim_.now());
+  const sim::Time k = keeper_request_time();
   in.keeper_request = sim::Time{(k.us + kKeeperStepUs / 2) / kKeeperStepUs * kKeeperStepUs};
   in.keeper_requests_per_insert = parts_.table.quorum() ? 5 : 2;
   if (parts_.table.quorum()) {
@@ -62,10 +62,23 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
   return connect::steady_cycle_cached(in);
 }
 
+sim::Time SinkAggregate::keeper_request_time() const { return parts_.keeper.unheld_request_time(sim_.now()); }
+
 double SinkAggregate::inserts_per_s(const connect::SteadyCycle& s) const {
-  const sim::Time k = parts_.keeper.expected_request_time(sim_.now());
+  const sim::Time k = keeper_request_time();
   const std::int64_t bucket = (k.us + kKeeperStepUs / 2) / kKeeperStepUs * kKeeperStepUs;
-  return std::max(0.0, s.inserts_per_s + s.inserts_per_s_per_keeper_us * static_cast<double>(k.us - bucket));
+  // The cleanup threads' bursts hold Keeper's leader a share f of the time
+  // (ReplicatedTable::cleanup_held_share). A task that needs Keeper every
+  // insert cycle c meets each hold with its next request and waits for most
+  // of it: f x c a cycle, spread over the cycle's Keeper requests; the cycle's
+  // own sensitivity to Keeper time says what that costs it (nothing for a
+  // task that waits for its records).
+  double extra_us = 0;
+  if (s.inserts_per_s > 0) {
+    const double requests = (parts_.table.quorum() ? 5.0 : 2.0) + (parts_.config.connector.exactly_once ? 5.0 : 0.0);
+    extra_us = parts_.table.cleanup_held_share() * 1e6 / s.inserts_per_s / requests;
+  }
+  return std::max(0.0, s.inserts_per_s + s.inserts_per_s_per_keeper_us * (static_cast<double>(k.us - bucket) + extra_us));
 }
 
 bool SinkAggregate::may_aggregate(const connect::WorkerSinkTask& task) {

@@ -111,6 +111,9 @@ class SinkAggregate final : public sim::Component,
   // Keeper's current request time.
   const connect::SteadyCycle& steady(const connect::WorkerSinkTask& task, sim::Time t);
   [[nodiscard]] double inserts_per_s(const connect::SteadyCycle& s) const;
+  // Keeper's request time for the stretch: now's, without a hold under way
+  // (the bursts' holds are priced in inserts_per_s).
+  [[nodiscard]] sim::Time keeper_request_time() const;
   void advance(Member& m, sim::Time now);
   void update_rates();
   void schedule_hour();
