@@ -196,8 +196,8 @@ TEST(ConnectLab, RunbookDeleteStateRowReinsertsTheReplayAsStateReset) {
   EXPECT_EQ(m["pending_records"], 0);
 }
 
-// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts would
-// move the put times the hand calculation follows.)
+// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts
+// would move the put times the hand calculation follows.)
 TEST(ConnectLab, FailedTaskCommitsItsReturnedPutsSoTheRunbookRecovers) {
   // One task, p0 and p1 at 100 records/s each, exactlyOnce, killed at
   // 90.512 s: the commit of the first iteration after 60 s (60.007 s) holds
@@ -449,8 +449,8 @@ TEST(ConnectLab, CancelledStopFinishesItsPutThenLeavesWithoutACommit) {
 // and 68.26 s find no coordinator. The worker is killed at 68.5 s (p1's
 // record 6849 is being inserted, and lands); the restart replays both from
 // 6024: p0 [6024,6049] and p1 [6024,6849], 26 + 826 rows twice.
-// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts would
-// move the put times the hand calculation follows.)
+// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts
+// would move the put times the hand calculation follows.)
 TEST(ConnectLab, CommitsFailWhileTheGroupCoordinatorIsDown) {
   const Lab m("commit_fails_while_the_coordinator_is_down.json");
   EXPECT_EQ(m["commit_failures"], 4);

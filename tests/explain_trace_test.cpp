@@ -38,8 +38,8 @@ int find(const std::vector<std::string>& lines, const std::string& text) {
   return -1;
 }
 
-// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts would
-// move the put times the hand calculation follows.)
+// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts
+// would move the put times the hand calculation follows.)
 TEST(Explain, TellsTheCrashToStateMismatchChainInOrder) {
   sim::Trace trace(false);
   const TracedRun run = run_scenario_traced(lab("crash_exactly_once_mismatch.json"), 1, trace);

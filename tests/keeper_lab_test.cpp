@@ -122,7 +122,9 @@ TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
   // oldest pending request, whoever sent it), the tables there go read-only,
   // and inserts caught in it outlive their client and are redelivered.
   nlohmann::json raw = lab_json("../scenarios/keeper_backlog_half_hour.json");
-  apply_override(raw, R"(faults=[{"kind": "keeper_backlog", "at": "12h", "duration": "30m", "capacity_factor": 0.02}])");
+  apply_override(
+      raw,
+      R"(faults=[{"kind": "keeper_backlog", "at": "12h", "duration": "30m", "capacity_factor": 0.02}])");
   const Lab severe(raw);
   EXPECT_GE(severe["keeper_sessions_expired"], 1);
   EXPECT_GT(severe["replica_read_only_s"], 0);

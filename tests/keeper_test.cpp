@@ -251,7 +251,9 @@ KeeperOptions constant_service() {
 // The threads' mean-field number at the leader `tau` s into a hold (from 0).
 double held_threads(double tau) { return 1728 * (1 - std::exp(-tau / kAway)); }
 // Everything in flight with `at_leader` of the threads at the leader.
-double threads_in_flight(double at_leader) { return at_leader + (1728 - at_leader) * kRoundTripShare; }
+double threads_in_flight(double at_leader) {
+  return at_leader + (1728 - at_leader) * kRoundTripShare;
+}
 
 TEST(Keeper, ABurstHoldsTheLeaderAndIsInFlightUntilItsLastAnswer) {
   // 8,000 removes sent at once at 10 s: behind the 1/3 request at the leader
@@ -272,7 +274,8 @@ TEST(Keeper, ABurstHoldsTheLeaderAndIsInFlightUntilItsLastAnswer) {
   // burst's answers are still to come.
   const Time half = now + Time::micros(8) + Time::millis(100);
   EXPECT_FALSE(k.healthy(half));
-  EXPECT_NEAR(k.in_flight(half), threads_in_flight(1.0 / 3 + held_threads(0.1)) + 8000 * 0.101 / 0.2, 1.0);
+  EXPECT_NEAR(k.in_flight(half),
+              threads_in_flight(1.0 / 3 + held_threads(0.1)) + 8000 * 0.101 / 0.2, 1.0);
   // Once the leader is done with them, the threads' queue (1,184.9) drains
   // at 40,000/s against their return: within D ln((1184.9 + 5182.7) / 5182.7)
   // = 36 ms it is the baseline again.
@@ -290,7 +293,8 @@ TEST(Keeper, ARequestSentDuringABurstWaitsForItAndTheThreadsThatCameMeanwhile) {
   Keeper k(constant_service(), 1);
   const Time now = Time::seconds(10);
   k.burst(now, 8000, KeeperClient::CLEANUP);
-  const KeeperAnswer a = k.request(now + Time::micros(8) + Time::millis(50), 1, KeeperClient::INSERTS);
+  const KeeperAnswer a =
+      k.request(now + Time::micros(8) + Time::millis(50), 1, KeeperClient::INSERTS);
   ASSERT_TRUE(a.ok);
   EXPECT_EQ(std::llround(held_threads(0.05)), 434);
   EXPECT_EQ(a.latency, Time::millis(150) + Time::millis(1) + Time::micros(435 * 25));
@@ -311,7 +315,8 @@ TEST(Keeper, TheRemovesSentOnTheReadsLastAnswerFindTheThreadsTheReadsHeld) {
   EXPECT_NEAR(queued, 1148.0, 1.0);
   const Keeper::BurstAnswer removes = k.burst(sent, 7000, KeeperClient::CLEANUP);
   EXPECT_NEAR(k.peak_in_flight(), threads_in_flight(1.0 / 3 + queued) + 7000, 2.0);
-  EXPECT_NEAR(static_cast<double>(removes.done.us) / 1e6, (1.0 / 3 + queued) / 40000 + 0.175 + 0.001, 50e-6);
+  EXPECT_NEAR(static_cast<double>(removes.done.us) / 1e6,
+              (1.0 / 3 + queued) / 40000 + 0.175 + 0.001, 50e-6);
 }
 
 TEST(Keeper, AStallDuringABurstPostponesTheAnswersItHadNotGiven) {
@@ -320,9 +325,12 @@ TEST(Keeper, AStallDuringABurstPostponesTheAnswersItHadNotGiven) {
   Keeper k(constant_service(), 1);
   const Time now = Time::seconds(10);
   const Keeper::BurstAnswer b = k.burst(now, 8000, KeeperClient::CLEANUP);
-  const double left = k.in_flight(now + Time::millis(100)) - threads_in_flight(1.0 / 3 + held_threads(0.1 - 8e-6));
+  const double left =
+      k.in_flight(now + Time::millis(100)) - threads_in_flight(1.0 / 3 + held_threads(0.1 - 8e-6));
   k.set_stalled(now + Time::millis(100), now + Time::millis(1100));
-  EXPECT_NEAR(k.in_flight(now + Time::millis(1100)) - threads_in_flight(1.0 / 3 + held_threads(1.1 - 8e-6)), left, 2.0);
+  EXPECT_NEAR(
+      k.in_flight(now + Time::millis(1100)) - threads_in_flight(1.0 / 3 + held_threads(1.1 - 8e-6)),
+      left, 2.0);
   // Its last answer comes a second later than planned.
   EXPECT_FALSE(k.healthy(now + b.done + Time::millis(900)));
   EXPECT_NEAR(k.in_flight(now + b.done + Time::seconds(2)), 10.3333, 0.01);

@@ -16,8 +16,8 @@
 namespace pipesim::pipeline {
 namespace {
 
-// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts would
-// move the put times the hand calculation follows.)
+// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts
+// would move the put times the hand calculation follows.)
 TEST(QueryCostsLab, AConnectionPerInsertSlowsASaturatedTaskAsTheHandshakesSay) {
   // 20,000 records/s offered to one partition (the producer gets ~7,500/s
   // into Kafka), one task, max.poll.records 50, fetches as large as the

@@ -118,8 +118,8 @@ TEST(SinkOptionsLab, TopicWideRetryOfTheSameBatchIsDeduplicatedByItsData) {
   EXPECT_GE(m["dedup_hits"], 1);
 }
 
-// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts would
-// move the put times the hand calculation follows.)
+// (A cleanup_delay_period of a day keeps the cleanup thread out of this lab: its Keeper bursts
+// would move the put times the hand calculation follows.)
 TEST(SinkOptionsLab, ReportInsertedOffsetsMakesAFailingTaskCommitNothing) {
   // task_failure_commits_returned_puts with reportInsertedOffsets=true. The
   // put that fails on p1 (AFTER_PROCESSING State MISMATCH) has inserted p0

@@ -97,7 +97,8 @@ void ReplicatedTable::start() {
   const std::uint64_t sleep_ms = static_cast<std::uint64_t>(
       (options_.cleanup_delay_period + options_.cleanup_delay_period_random_add) * 1000);
   for (std::size_t r = 0; r < replicas_.size(); ++r) {
-    const sim::Time phase = sim::Time::millis(static_cast<std::int64_t>(replicas_[r].stream.below(sleep_ms + 1)));
+    const sim::Time phase =
+        sim::Time::millis(static_cast<std::int64_t>(replicas_[r].stream.below(sleep_ms + 1)));
     start_cleanup(static_cast<int>(r), sim_.now() + phase);
   }
 }
@@ -336,7 +337,8 @@ void ReplicatedTable::handle(const sim::Event& event) {
     }
     case kCleanupRemove: {
       const Replica& rep = replicas_[index];
-      if (rep.cleanup_active && rep.cleanup_version == version) send_cleanup_removes(static_cast<int>(index));
+      if (rep.cleanup_active && rep.cleanup_version == version)
+        send_cleanup_removes(static_cast<int>(index));
       return;
     }
     case kLateCommit: {

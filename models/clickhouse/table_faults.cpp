@@ -148,7 +148,8 @@ void ReplicatedTable::run_cleanup(int replica) {
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   ++counters_.cleanup_runs;
   if (rep.iterated && now > rep.iteration_began) {
-    rep.held_share = static_cast<double>(rep.held.us) / static_cast<double>((now - rep.iteration_began).us);
+    rep.held_share =
+        static_cast<double>(rep.held.us) / static_cast<double>((now - rep.iteration_began).us);
   }
   rep.held = sim::Time{};
   rep.iteration_began = now;
@@ -175,7 +176,8 @@ void ReplicatedTable::run_cleanup(int replica) {
     // getBlocksSortedByTime: ZooKeeper::exists over the block ids it has not
     // cached yet (an asyncExists each, sent at once, then awaited); the
     // removes follow when all are answered (kCleanupRemove).
-    const keeper::Keeper::BurstAnswer reads = keeper_.burst(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP);
+    const keeper::Keeper::BurstAnswer reads =
+        keeper_.burst(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP);
     reads_done = reads.done;
     rep.held += reads.held;
     time_out_burst(replica, now, reads);
@@ -222,7 +224,8 @@ void ReplicatedTable::send_cleanup_removes(int replica) {
   time_out_burst(replica, now, removes);
 }
 
-void ReplicatedTable::time_out_burst(int replica, sim::Time sent, const keeper::Keeper::BurstAnswer& burst) {
+void ReplicatedTable::time_out_burst(int replica, sim::Time sent,
+                                     const keeper::Keeper::BurstAnswer& burst) {
   // ZooKeeperImpl's receive thread finalizes the session when its oldest
   // pending request has waited operation_timeout_ms, whoever sent it: a
   // burst answered later than that ends the server's session then (every
@@ -250,7 +253,8 @@ sim::Time ReplicatedTable::next_wake_check() const {
   const sim::Time every = wake_check_every();
   sim::Time next = now + every;
   for (const Replica& rep : replicas_) {
-    if (wake_check_applies(rep)) next = std::min(next, std::max(rep.last_wakeup_check + every, now + sim::Time::millis(1)));
+    if (wake_check_applies(rep))
+      next = std::min(next, std::max(rep.last_wakeup_check + every, now + sim::Time::millis(1)));
   }
   return next;
 }

@@ -116,7 +116,8 @@ void Keeper::advance(sim::Time now) {
   while (last_ < now) {
     const bool up = available(last_);
     // Segments end where a stall or a burst begins or ends (the dynamics differ).
-    const sim::Time to = up ? std::min(now, next_boundary(last_)) : std::min(now, unavailable_until_);
+    const sim::Time to =
+        up ? std::min(now, next_boundary(last_)) : std::min(now, unavailable_until_);
     const bool held_now = up && held(last_);
     const double dt = seconds(to - last_);
     double streamed = 0;
@@ -243,7 +244,8 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
       // A held leader: it waits for the stall's (or the burst's) end behind
       // the requests queued before it (the fluid number there), then for their service.
       const double ahead = std::clamp(fluid_at(sent), 0.0, static_cast<double>(loop_.threads()));
-      one = (held_end(sent) - sent) + options_.latency + to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
+      one = (held_end(sent) - sent) + options_.latency +
+            to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
     } else {
       const double ahead = std::clamp(
           static_cast<double>(loop_.ahead(queue_stream_.uniform01())) + shift_at(sent), 0.0,
@@ -286,7 +288,8 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
   const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
   const sim::Time each = expected_request_time(now) - rest;
   senders = std::clamp<std::int64_t>(senders, 1, std::max<std::int64_t>(1, requests));
-  in_flight_integral_ += static_cast<double>(requests) * seconds(each) + static_cast<double>(senders) * seconds(rest);
+  in_flight_integral_ +=
+      static_cast<double>(requests) * seconds(each) + static_cast<double>(senders) * seconds(rest);
   note_own(now, now + rest + sim::Time{each.us * requests / senders}, senders);
 }
 

@@ -34,7 +34,8 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
   }
   count(requests, client);
   // The leader's work for them (one service time each, summed).
-  const sim::Time work{static_cast<std::int64_t>(std::llround(service_time_s(requests, burst_stream_) * 1e6))};
+  const sim::Time work{
+      static_cast<std::int64_t>(std::llround(service_time_s(requests, burst_stream_) * 1e6))};
   sim::Time from;
   if (busy_until_ > now) {
     // Behind a burst still queued or being served: they follow it (the
@@ -58,8 +59,8 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
   // Keeper's latency of each: from now until its answer, evenly spread.
   latency_us_.add_uniform((ramp.first - now).us, (ramp.last - now).us, requests);
   drop_answered(now);
-  peak_in_flight_ =
-      std::max(peak_in_flight_, in_flight_at(now) + static_cast<double>(own_in_flight_) + bursts_at(now));
+  peak_in_flight_ = std::max(
+      peak_in_flight_, in_flight_at(now) + static_cast<double>(own_in_flight_) + bursts_at(now));
   return BurstAnswer{true, ramp.last - now, work};
 }
 

@@ -62,7 +62,9 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
   return connect::steady_cycle_cached(in);
 }
 
-sim::Time SinkAggregate::keeper_request_time() const { return parts_.keeper.unheld_request_time(sim_.now()); }
+sim::Time SinkAggregate::keeper_request_time() const {
+  return parts_.keeper.unheld_request_time(sim_.now());
+}
 
 double SinkAggregate::inserts_per_s(const connect::SteadyCycle& s) const {
   const sim::Time k = keeper_request_time();
@@ -75,10 +77,12 @@ double SinkAggregate::inserts_per_s(const connect::SteadyCycle& s) const {
   // task that waits for its records).
   double extra_us = 0;
   if (s.inserts_per_s > 0) {
-    const double requests = (parts_.table.quorum() ? 5.0 : 2.0) + (parts_.config.connector.exactly_once ? 5.0 : 0.0);
+    const double requests =
+        (parts_.table.quorum() ? 5.0 : 2.0) + (parts_.config.connector.exactly_once ? 5.0 : 0.0);
     extra_us = parts_.table.cleanup_held_share() * 1e6 / s.inserts_per_s / requests;
   }
-  return std::max(0.0, s.inserts_per_s + s.inserts_per_s_per_keeper_us * (static_cast<double>(k.us - bucket) + extra_us));
+  return std::max(0.0, s.inserts_per_s + s.inserts_per_s_per_keeper_us *
+                                             (static_cast<double>(k.us - bucket) + extra_us));
 }
 
 bool SinkAggregate::may_aggregate(const connect::WorkerSinkTask& task) {

@@ -44,7 +44,8 @@ class Histogram {
       const std::int64_t end = lower_bound(b) + width(b);
       const std::int64_t upto =
           end >= hi ? count
-                    : static_cast<std::int64_t>(static_cast<double>(count) * static_cast<double>(end - lo) / span);
+                    : static_cast<std::int64_t>(static_cast<double>(count) *
+                                                static_cast<double>(end - lo) / span);
       counts_[static_cast<std::size_t>(b)] += upto - given;
       given = upto;
       if (end >= hi) break;
