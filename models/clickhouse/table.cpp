@@ -87,22 +87,6 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
   }
 }
 
-void ReplicatedTable::start() {
-  // The servers have been up for a while when the run starts, each since its
-  // own start-up: each cleanup thread is at its own point of a sleep
-  // (cleanup_delay_period plus up to cleanup_delay_period_random_add). Were
-  // they all to run at time 0, the wake-up check (30 s after each one's last
-  // run) would keep the three in step, and their Keeper bursts would come
-  // all at once, every time.
-  const std::uint64_t sleep_ms = static_cast<std::uint64_t>(
-      (options_.cleanup_delay_period + options_.cleanup_delay_period_random_add) * 1000);
-  for (std::size_t r = 0; r < replicas_.size(); ++r) {
-    const sim::Time phase =
-        sim::Time::millis(static_cast<std::int64_t>(replicas_[r].stream.below(sleep_ms + 1)));
-    start_cleanup(static_cast<int>(r), sim_.now() + phase);
-  }
-}
-
 std::uint32_t ReplicatedTable::table_partition(sim::Time at) const {
   if (options_.partition_by == "insert_day")
     return static_cast<std::uint32_t>(at.us / sim::Time::days(1).us);

@@ -136,11 +136,4 @@ void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map
   }
 }
 
-sim::Time ReplicatedTable::wake_check_every() const {
-  // cleanup_delay_period / 4, as wakeupEarlierIfNeeded throttles itself (at
-  // least a second here, where nothing else paces it).
-  return std::max(sim::Time{sim::Time::seconds(options_.cleanup_delay_period).us / 4},
-                  sim::Time::seconds(1));
-}
-
 }  // namespace pipesim::clickhouse

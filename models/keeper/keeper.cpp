@@ -316,18 +316,6 @@ sim::Time Keeper::expected_request_time(sim::Time now) {
          to_time((std::max(0.0, loop_.mean_at_leader() + shift_at(now)) + 1) / loop_.mu());
 }
 
-sim::Time Keeper::expected_chain_time(sim::Time now, std::int64_t requests) {
-  advance(now);
-  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
-  return rest + (expected_request_time(now) - rest) * requests;
-}
-
-sim::Time Keeper::unheld_request_time(sim::Time now) {
-  advance(now);
-  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
-  return expected_request_time(now) - rest;
-}
-
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
   const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
@@ -382,20 +370,6 @@ void Keeper::set_degradation(sim::Time now, double capacity_factor, const ExtraC
   // at most its threads' worth, then the new loop's.
   fluid_ = std::min(fluid_, static_cast<double>(loop_.threads()));
   peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now));
-}
-
-void Keeper::set_stalled(sim::Time now, sim::Time until) {
-  advance(now);
-  flush_samples();
-  if (stalled(now)) {
-    // The stall under way goes on; the bursts queued behind it wait longer.
-    if (until > stalled_until_) postpone_bursts(stalled_until_, until - stalled_until_);
-    stalled_until_ = std::max(stalled_until_, until);
-    return;
-  }
-  postpone_bursts(now, until - now);
-  stalled_from_ = now;
-  stalled_until_ = until;
 }
 
 void Keeper::set_unavailable(sim::Time now, sim::Time until) {

@@ -42,7 +42,8 @@
 // once it ends the queue drains as after any regime change).
 //
 // Cost: O(1) per request (a binary search and a few uniforms); O(N) per
-// regime change; no events of its own.
+// regime change; O(bursts in flight, a handful) per advance; no events of
+// its own.
 #pragma once
 
 #include <array>

@@ -1,5 +1,5 @@
-// Keeper's bursts: many requests sent at once by one thread that then awaits
-// them all (keeper.h). ClickHouse 25.x sends them through zkutil's async
+// What holds Keeper's leader from the threads' requests: stalls, and bursts,
+// many requests sent at once by one thread that then awaits them all (keeper.h). ClickHouse 25.x sends them through zkutil's async
 // calls: ReplicatedMergeTreeCleanupThread::getBlocksSortedByTime reads the
 // stat of every block id it has not cached with ZooKeeper::exists over a
 // vector of paths (an asyncExists each, then waits on all), and
@@ -130,6 +130,32 @@ void Keeper::drop_bursts() {
   busy_from_ = last_;
   busy_until_ = last_;
   ramps_.clear();
+}
+
+sim::Time Keeper::expected_chain_time(sim::Time now, std::int64_t requests) {
+  advance(now);
+  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
+  return rest + (expected_request_time(now) - rest) * requests;
+}
+
+sim::Time Keeper::unheld_request_time(sim::Time now) {
+  advance(now);
+  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
+  return expected_request_time(now) - rest;
+}
+
+void Keeper::set_stalled(sim::Time now, sim::Time until) {
+  advance(now);
+  flush_samples();
+  if (stalled(now)) {
+    // The stall under way goes on; the bursts queued behind it wait longer.
+    if (until > stalled_until_) postpone_bursts(stalled_until_, until - stalled_until_);
+    stalled_until_ = std::max(stalled_until_, until);
+    return;
+  }
+  postpone_bursts(now, until - now);
+  stalled_from_ = now;
+  stalled_until_ = until;
 }
 
 }  // namespace pipesim::keeper

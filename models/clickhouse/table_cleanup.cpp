@@ -1,0 +1,196 @@
+// ReplicatedTable's cleanup threads, one per replica
+// (ReplicatedMergeTreeCleanupThread, 25.x): their schedule (cleanup_schedule.h,
+// the wake-up check), and each iteration's Keeper requests, the stat reads of
+// new block ids and the removes of old ones sent as bursts (keeper.h), which
+// trim the dedup window.
+#include <algorithm>
+#include <cmath>
+
+#include "models/clickhouse/table.h"
+#include "models/clickhouse/table_detail.h"
+
+namespace pipesim::clickhouse {
+
+using namespace table_detail;  // the table's event types and slot packing
+
+void ReplicatedTable::start() {
+  // The servers have been up for a while when the run starts, each since its
+  // own start-up: each cleanup thread is at its own point of a sleep
+  // (cleanup_delay_period plus up to cleanup_delay_period_random_add). Were
+  // they all to run at time 0, the wake-up check (30 s after each one's last
+  // run) would keep the three in step, and their Keeper bursts would come
+  // all at once, every time.
+  const std::uint64_t sleep_ms = static_cast<std::uint64_t>(
+      (options_.cleanup_delay_period + options_.cleanup_delay_period_random_add) * 1000);
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    const sim::Time phase =
+        sim::Time::millis(static_cast<std::int64_t>(replicas_[r].stream.below(sleep_ms + 1)));
+    start_cleanup(static_cast<int>(r), sim_.now() + phase);
+  }
+}
+
+void ReplicatedTable::start_cleanup(int replica, sim::Time at) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  rep.cleanup_active = true;
+  rep.cleanup_busy = false;
+  ++rep.cleanup_version;
+  sim_.schedule(at, id_, kCleanup, pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+}
+
+void ReplicatedTable::stop_cleanup(int replica) {
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  rep.cleanup_active = false;
+  rep.cleanup_busy = false;
+  rep.iterated = false;
+  rep.held_share = 0;
+  ++rep.cleanup_version;
+}
+
+void ReplicatedTable::run_cleanup(int replica) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  ++counters_.cleanup_runs;
+  if (rep.iterated && now > rep.iteration_began) {
+    rep.held_share =
+        static_cast<double>(rep.held.us) / static_cast<double>((now - rep.iteration_began).us);
+  }
+  rep.held = sim::Time{};
+  rep.iteration_began = now;
+  rep.iterated = true;
+  double points = 0;
+  std::int64_t removed = 0;
+  sim::Time reads_done{};
+  if (keeper_.available(now) && keeper_.expected_wait(now) <= keeper_.options().operation_timeout) {
+    // Every replica is a leader (multiple leaders since 20.x), so each one's
+    // thread runs clearOldLogs and clearOldBlocks; whichever comes first
+    // after new blocks does the removing. The ids leave the dedup window
+    // when the iteration decides to remove them (their removes are answered
+    // within the iteration, well under a second when Keeper is healthy).
+    removed = window_.clear_old_blocks();
+    counters_.block_ids_removed += removed;
+    const std::int64_t logs = parts_since_log_clear_;
+    parts_since_log_clear_ = 0;
+    // clearOldLogs: exists(log), and when there is something to clear
+    // getChildren(replicas), 4 reads per replica, getChildren(log), a multi;
+    // then clearOldBlocks' getChildren(blocks): one after another, each
+    // waiting for its answer.
+    const auto r = static_cast<std::int64_t>(replicas_.size());
+    keeper_.add_load(now, 2 + (logs > 0 ? 3 + 4 * r : 0), keeper::KeeperClient::CLEANUP);
+    // getBlocksSortedByTime: ZooKeeper::exists over the block ids it has not
+    // cached yet (an asyncExists each, sent at once, then awaited); the
+    // removes follow when all are answered (kCleanupRemove).
+    const keeper::Keeper::BurstAnswer reads =
+        keeper_.burst(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP);
+    reads_done = reads.done;
+    rep.held += reads.held;
+    time_out_burst(replica, now, reads);
+    // iterate(): points = (blocks / 2 + (log entries + outdated parts) / 1.3) / 3.
+    // Each inserted part makes ~1.3 log entries and ~1.3 outdated parts (its
+    // merges), so the log entries and outdated parts removed now, divided by
+    // 1.3, are the parts inserted since the log was last cleared and since
+    // this replica last ran (model: merges keep pace with inserts).
+    points = (static_cast<double>(removed) / 2.0 + static_cast<double>(logs) +
+              static_cast<double>(rep.parts_since_run)) /
+             3.0;
+  }
+  // Otherwise its Keeper requests fail: the iteration throws and counts 0 points.
+  rep.blocks_since_run = 0;
+  rep.parts_since_run = 0;
+  rep.last_run = now;
+  rep.has_run = true;
+  // The task sleeps once the iteration is over (BackgroundSchedulePool's
+  // scheduleAfter at the end of run()): after its last Keeper answer.
+  rep.sleep_after = rep.schedule.after_iteration(points, rep.stream);
+  const std::uint32_t arg = pack(static_cast<std::uint32_t>(replica), rep.cleanup_version);
+  if (removed > 0) {
+    rep.removes_to_send = removed;
+    rep.cleanup_busy = true;
+    sim_.schedule(now + reads_done, id_, kCleanupRemove, arg);
+  } else {
+    sim_.schedule(now + reads_done + rep.sleep_after, id_, kCleanup, arg);
+  }
+}
+
+void ReplicatedTable::send_cleanup_removes(int replica) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  // clearOldBlocks: an asyncTryRemove per outdated block id, all sent at
+  // once, then each future awaited; without a leader they fail at once and
+  // the iteration ends.
+  const keeper::Keeper::BurstAnswer removes =
+      keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP);
+  rep.removes_to_send = 0;
+  rep.cleanup_busy = false;
+  rep.held += removes.held;
+  sim_.schedule(now + removes.done + rep.sleep_after, id_, kCleanup,
+                pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+  time_out_burst(replica, now, removes);
+}
+
+void ReplicatedTable::time_out_burst(int replica, sim::Time sent,
+                                     const keeper::Keeper::BurstAnswer& burst) {
+  // ZooKeeperImpl's receive thread finalizes the session when its oldest
+  // pending request has waited operation_timeout_ms, whoever sent it: a
+  // burst answered later than that ends the server's session then (every
+  // table read-only, the cleanup thread stopped until the restart).
+  const sim::Time limit = keeper_.options().operation_timeout;
+  if (burst.ok && burst.done > limit) operation_timeout(replica, sent + limit);
+}
+
+double ReplicatedTable::cleanup_held_share() const {
+  double share = 0;
+  for (const Replica& rep : replicas_) share += rep.held_share;
+  return std::min(share, 1.0);
+}
+
+bool ReplicatedTable::wake_check_applies(const Replica& rep) {
+  // An iteration under way has not begun its sleep: nothing to wake.
+  return rep.cleanup_active && rep.has_run && !rep.down && !rep.read_only && !rep.cleanup_busy;
+}
+
+sim::Time ReplicatedTable::next_wake_check() const {
+  // Each server's scheduler checks its own replica, every check period
+  // after that replica's last check: the next due one (the others' checks
+  // do not fall together, as their cleanup bursts would).
+  const sim::Time now = sim_.now();
+  const sim::Time every = wake_check_every();
+  sim::Time next = now + every;
+  for (const Replica& rep : replicas_) {
+    if (wake_check_applies(rep))
+      next = std::min(next, std::max(rep.last_wakeup_check + every, now + sim::Time::millis(1)));
+  }
+  return next;
+}
+
+void ReplicatedTable::maybe_wake_cleanup() {
+  // ReplicatedMergeTreeCleanupThread::wakeupEarlierIfNeeded, called by the
+  // replica's background job scheduler: at most every cleanup_delay_period / 4,
+  // wake a thread that last ran at least cleanup_delay_period ago if 2 x the
+  // preferred batch of outdated parts waits.
+  const std::int64_t preferred = options_.cleanup_thread_preferred_points_per_iteration;
+  if (preferred == 0) return;
+  const sim::Time now = sim_.now();
+  const sim::Time period = sim::Time::seconds(options_.cleanup_delay_period);
+  const sim::Time check_every{period.us / 4};
+  for (std::size_t r = 0; r < replicas_.size(); ++r) {
+    Replica& rep = replicas_[r];
+    if (!wake_check_applies(rep)) continue;
+    if (now - rep.last_wakeup_check < check_every) continue;
+    rep.last_wakeup_check = now;
+    if (now - rep.last_run < period) continue;
+    if (static_cast<double>(rep.parts_since_run) * kPartsNumberAmplification <
+        2.0 * static_cast<double>(preferred)) {
+      continue;
+    }
+    start_cleanup(static_cast<int>(r), now);
+  }
+}
+
+sim::Time ReplicatedTable::wake_check_every() const {
+  // cleanup_delay_period / 4, as wakeupEarlierIfNeeded throttles itself (at
+  // least a second here, where nothing else paces it).
+  return std::max(sim::Time{sim::Time::seconds(options_.cleanup_delay_period).us / 4},
+                  sim::Time::seconds(1));
+}
+
+}  // namespace pipesim::clickhouse
