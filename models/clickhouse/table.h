@@ -153,9 +153,8 @@ class ReplicatedTable final : public sim::Component {
   [[nodiscard]] static sim::Time local_work(const ClickHouseOptions& options, std::int64_t rows, double z);
   // No replica down, stalled or read-only, Keeper available: nothing unfolds.
   [[nodiscard]] bool healthy() const;
-  // The share of time the cleanup threads' bursts hold Keeper's leader, from
-  // each replica's last whole iteration: an aggregated stretch prices the
-  // holds it does not follow one by one with it.
+  // The share of time the cleanup threads' bursts hold Keeper's leader (each
+  // replica's last iteration): aggregated stretches price their holds with it.
   [[nodiscard]] double cleanup_held_share() const;
   [[nodiscard]] bool quorum() const { return quorum_ > 0; }
   // The table partition rows inserted at `at` go to (the FINAL fold's unit).
@@ -282,16 +281,12 @@ class ReplicatedTable final : public sim::Component {
     sim::RandomStream stream;
     bool cleanup_active = false;
     std::uint16_t cleanup_version = 0;
-    // An iteration awaiting its Keeper answers: its removes still to send,
-    // and the sleep that follows it.
+    // An iteration awaiting its Keeper answers: the removes still to send, the sleep after.
     bool cleanup_busy = false;
     std::int64_t removes_to_send = 0;
     sim::Time sleep_after{};
-    // How long its bursts hold Keeper's leader: this iteration's, and the
-    // last whole iteration's over the time until the next one began.
+    // Its bursts' hold on Keeper's leader: this iteration's; the last one's share of its time.
     sim::Time held{};
-    sim::Time iteration_began{};
-    bool iterated = false;
     double held_share = 0;
     sim::Time last_run{};
     bool has_run = false;

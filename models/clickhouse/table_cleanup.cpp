@@ -41,7 +41,7 @@ void ReplicatedTable::stop_cleanup(int replica) {
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   rep.cleanup_active = false;
   rep.cleanup_busy = false;
-  rep.iterated = false;
+  rep.held = sim::Time{};
   rep.held_share = 0;
   ++rep.cleanup_version;
 }
@@ -50,13 +50,11 @@ void ReplicatedTable::run_cleanup(int replica) {
   const sim::Time now = sim_.now();
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   ++counters_.cleanup_runs;
-  if (rep.iterated && now > rep.iteration_began) {
-    rep.held_share =
-        static_cast<double>(rep.held.us) / static_cast<double>((now - rep.iteration_began).us);
+  // The last iteration's hold over the time from its start to this one's.
+  if (rep.has_run && now > rep.last_run) {
+    rep.held_share = static_cast<double>(rep.held.us) / static_cast<double>((now - rep.last_run).us);
   }
   rep.held = sim::Time{};
-  rep.iteration_began = now;
-  rep.iterated = true;
   double points = 0;
   std::int64_t removed = 0;
   sim::Time reads_done{};
