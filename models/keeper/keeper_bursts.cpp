@@ -1,6 +1,7 @@
 // What holds Keeper's leader from the threads' requests: stalls, and bursts,
-// many requests sent at once by one thread that then awaits them all (keeper.h). ClickHouse 25.x sends them through zkutil's async
-// calls: ReplicatedMergeTreeCleanupThread::getBlocksSortedByTime reads the
+// many requests sent at once by one thread that then awaits them all
+// (keeper.h). ClickHouse 25.x sends them through zkutil's async calls:
+// ReplicatedMergeTreeCleanupThread::getBlocksSortedByTime reads the
 // stat of every block id it has not cached with ZooKeeper::exists over a
 // vector of paths (an asyncExists each, then waits on all), and
 // clearOldBlocks sends an asyncTryRemove per outdated block id and then waits
