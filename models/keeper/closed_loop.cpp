@@ -102,12 +102,16 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, doubl
   // model. The folded R falls as the guess rises (a longer R gives the slow
   // classes more weight, a longer away time, a shorter queue), so the fixed
   // point is unique: bisection between one service time and N of them.
-  const auto folded_away = [&](double r_s) {
-    double x = open_rate;
+  // The classes' threads' throughput when each request spends r_s at the leader.
+  const auto threads_rate = [&](double r_s) {
+    double x = 0;
     for (const auto& c : classes) {
       if (c.threads > 0) x += static_cast<double>(c.threads) / (c.away_s + r_s);
     }
-    return std::max(static_cast<double>(threads_) / x - r_s, 1e-12);
+    return x;
+  };
+  const auto folded_away = [&](double r_s) {
+    return std::max(static_cast<double>(threads_) / (open_rate + threads_rate(r_s)) - r_s, 1e-12);
   };
   // A background request sees the other N - 1 clients (arrival theorem).
   const auto folded_r = [&](double r_s) {
@@ -124,11 +128,7 @@ void ClosedLoop::solve(double mu, const std::vector<ClientClass>& classes, doubl
   }
   const double r_s = std::sqrt(lo * hi);
   away_s_ = folded_away(r_s);
-  double x_threads = 0;
-  for (const auto& c : classes) {
-    if (c.threads > 0) x_threads += static_cast<double>(c.threads) / (c.away_s + r_s);
-  }
-  threads_away_s_ = std::max(static_cast<double>(threads_) / x_threads - r_s, 1e-12);
+  threads_away_s_ = std::max(static_cast<double>(threads_) / threads_rate(r_s) - r_s, 1e-12);
   // A request of this pipeline comes from a thread outside the N: it sees all of them.
   const Window w = distribution(threads_, -std::log(mu * away_s_));
   throughput_ = mu * (1.0 - idle_probability(w));

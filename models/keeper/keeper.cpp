@@ -285,8 +285,8 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
   // Each is in flight for a request's expected time (see request()); a held
   // leader keeps each sender's first one until it is free, and the rest
   // follow one after another.
-  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
-  const sim::Time each = expected_request_time(now) - rest;
+  const sim::Time rest = hold_left(now);
+  const sim::Time each = unheld_request_time(now);
   senders = std::clamp<std::int64_t>(senders, 1, std::max<std::int64_t>(1, requests));
   in_flight_integral_ +=
       static_cast<double>(requests) * seconds(each) + static_cast<double>(senders) * seconds(rest);
@@ -309,23 +309,26 @@ void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count) {
 }
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
-  advance(now);
   // A held leader: the rest of the stall or burst, then the queue it leaves.
-  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
-  return options_.latency + rest +
+  const sim::Time unheld = unheld_request_time(now);
+  return unheld + hold_left(now);
+}
+
+sim::Time Keeper::unheld_request_time(sim::Time now) {
+  advance(now);
+  return options_.latency +
          to_time((std::max(0.0, loop_.mean_at_leader() + shift_at(now)) + 1) / loop_.mu());
 }
 
 sim::Time Keeper::expected_wait(sim::Time now) {
   advance(now);
-  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
-  return rest + to_time(std::max(0.0, loop_.mean_at_leader() + shift_at(now)) / loop_.mu());
+  return hold_left(now) + to_time(std::max(0.0, loop_.mean_at_leader() + shift_at(now)) / loop_.mu());
 }
 
 double Keeper::in_flight(sim::Time now) {
   advance(now);
   drop_answered(now);
-  return in_flight_at(now) + static_cast<double>(own_in_flight_) + bursts_at(now);
+  return all_in_flight_at(now);
 }
 
 void Keeper::take_samples(sim::Time to) {
@@ -334,8 +337,7 @@ void Keeper::take_samples(sim::Time to) {
   // this pipeline's requests still unanswered then.
   for (; next_sample_ <= to; next_sample_ += options_.sample_interval) {
     drop_answered(next_sample_);
-    const double reading =
-        in_flight_at(next_sample_) + static_cast<double>(own_in_flight_) + bursts_at(next_sample_);
+    const double reading = all_in_flight_at(next_sample_);
     readings_.min = readings_.count == 0 ? reading : std::min(readings_.min, reading);
     readings_.max = std::max(readings_.max, reading);
     ++readings_.count;

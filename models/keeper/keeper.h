@@ -195,10 +195,17 @@ class Keeper {
   [[nodiscard]] double fluid_integral(sim::Time to) const;
   [[nodiscard]] double shift_at(sim::Time at) const { return fluid_at(at) - loop_.fluid_limit(); }
   [[nodiscard]] double in_flight_at(sim::Time at) const;
+  // All in flight at `at`: the threads', this pipeline's own not yet
+  // answered (as of the last drop_answered) and the bursts'.
+  [[nodiscard]] double all_in_flight_at(sim::Time at) const {
+    return in_flight_at(at) + static_cast<double>(own_in_flight_) + bursts_at(at);
+  }
   // Bursts (keeper_bursts.cpp).
   [[nodiscard]] bool busy(sim::Time at) const { return at >= busy_from_ && at < busy_until_; }
-  // The end of the held span `at` lies in (a stall and a burst after it count as one).
+  // The end of the held span `at` lies in (a stall and a burst after it count
+  // as one); `at` itself when the leader is not held.
   [[nodiscard]] sim::Time held_end(sim::Time at) const;
+  [[nodiscard]] sim::Time hold_left(sim::Time at) const { return held_end(at) - at; }
   // The first start or end of a stall or burst after `at` (Time::max() if none).
   [[nodiscard]] sim::Time next_boundary(sim::Time at) const;
   // Requests of bursts not answered at `at`, and their integral over [from, to).

@@ -47,7 +47,7 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
     // Behind the requests at the leader now (FCFS): after a stall under way,
     // the leader serves those first, and the threads' requests that arrive
     // from now on queue behind the burst.
-    const sim::Time start = held(now) ? held_end(now) : now;
+    const sim::Time start = held_end(now);
     const double ahead = std::clamp(loop_.mean_at_leader() + shift_at(now), 0.0,
                                     static_cast<double>(loop_.threads()));
     from = start + sim::Time{static_cast<std::int64_t>(std::llround(ahead / loop_.mu() * 1e6))};
@@ -60,8 +60,7 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
   // Keeper's latency of each: from now until its answer, evenly spread.
   latency_us_.add_uniform((ramp.first - now).us, (ramp.last - now).us, requests);
   drop_answered(now);
-  peak_in_flight_ = std::max(
-      peak_in_flight_, in_flight_at(now) + static_cast<double>(own_in_flight_) + bursts_at(now));
+  peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
   return BurstAnswer{true, ramp.last - now, work};
 }
 
@@ -134,15 +133,8 @@ void Keeper::drop_bursts() {
 }
 
 sim::Time Keeper::expected_chain_time(sim::Time now, std::int64_t requests) {
-  advance(now);
-  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
-  return rest + (expected_request_time(now) - rest) * requests;
-}
-
-sim::Time Keeper::unheld_request_time(sim::Time now) {
-  advance(now);
-  const sim::Time rest = held(now) ? held_end(now) - now : sim::Time{};
-  return expected_request_time(now) - rest;
+  const sim::Time each = unheld_request_time(now);
+  return each * requests + hold_left(now);
 }
 
 void Keeper::set_stalled(sim::Time now, sim::Time until) {
