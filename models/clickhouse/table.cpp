@@ -357,10 +357,19 @@ void ReplicatedTable::handle(const sim::Event& event) {
     if (version == stall_) expire_every_session();
     return;
   }
+  if (event.type == kThreadsTimeout) {
+    if (version == keeper_watch_) expire_every_session();
+    return;
+  }
+  if (event.type == kKeeperBack) {
+    if (version == election_) watch_keeper();
+    return;
+  }
   if (rep.epoch != version) return;
   switch (event.type) {
     case kReplicaUp:
       rep.down = false;
+      sessions_changed();
       rep.schedule.restart_server();
       start_cleanup(static_cast<int>(index), sim_.now());  // runs at server start-up
       return;

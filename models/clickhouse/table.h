@@ -45,6 +45,7 @@
 #include "models/clickhouse/merge_tree_parts.h"
 #include "models/clickhouse/query_path.h"
 #include "models/clickhouse/query_status.h"
+#include "models/clickhouse/table_counters.h"
 #include "models/keeper/keeper.h"
 #include "models/ledger/ledger.h"
 #include "sim/engine/histogram.h"
@@ -97,23 +98,6 @@ struct InsertRequest {
 struct QueryAnswer {
   sim::Time latency;
   QueryStatus status = QueryStatus::OK;
-};
-
-struct TableCounters {
-  std::int64_t inserts = 0;        // inserts that reached a replica
-  std::int64_t dedup_hits = 0;     // answered from the block ids, nothing written
-  std::int64_t parts = 0;          // parts written and committed
-  std::int64_t not_committed = 0;  // inserts the server gave up (nothing written)
-  std::int64_t answers[static_cast<int>(QueryStatus::COUNT)] =
-      {};  // insert outcomes the client saw
-  std::int64_t keeper_map_queries = 0;  // the sink's state queries of aggregated stretches
-  std::int64_t cleanup_runs = 0;
-  std::int64_t block_ids_removed = 0;
-  std::int64_t keeper_retries = 0;
-  std::int64_t session_losses = 0;    // Keeper sessions expired (every table of the server read-only)
-  std::int64_t restart_attempts = 0;  // ReplicatedMergeTreeRestartingThread's tries for a new session
-  std::int64_t inserts_delayed = 0;  // slept for too many parts
-  std::int64_t too_many_parts = 0;   // refused with 252
 };
 
 // Inserts advanced in aggregate (models/pipeline/sink_aggregate.h): the
@@ -198,6 +182,9 @@ class ReplicatedTable final : public sim::Component {
   // keeper_election: Keeper has no leader until `until`. A commit multi in
   // flight was applied with probability `commit_applied`.
   void keeper_election(sim::Time until, double commit_applied);
+  // Keeper's regime changed (a backlog began or ended): when the threads'
+  // requests will outwait operation_timeout_ms and end every session.
+  void watch_keeper();
   // keeper_stall: Keeper answers nothing until `until` (table_sessions.cpp).
   void keeper_stall(sim::Time until);
   // Replica-seconds read-only (a lost Keeper session) up to `now`.
@@ -337,6 +324,8 @@ class ReplicatedTable final : public sim::Component {
   void start_up(int replica);
   void restart_failed(int replica, sim::Time at);
   void expire_every_session();
+  // A session began or ended: the servers' threads in Keeper's loop, and the watch.
+  void sessions_changed();
   void replan_quorums_after(int replica, sim::Time available_again);
   [[nodiscard]] std::uint32_t table_partition(sim::Time at) const;
   [[nodiscard]] sim::Time wake_check_every() const;
@@ -372,6 +361,8 @@ class ReplicatedTable final : public sim::Component {
   std::int64_t parts_since_log_clear_ = 0;
   std::uint16_t election_ = 0;  // the latest keeper_election
   std::uint16_t stall_ = 0;     // the latest keeper_stall
+  std::uint16_t keeper_watch_ = 0;               // the latest watch_keeper
+  sim::Time threads_expiry_ = sim::Time::max();  // when it ends every session
   // When the latest stall ends every session (max: it does not).
   sim::Time stall_expiry_ = sim::Time::max();
   std::int64_t read_only_us_ = 0;  // replica-time read-only, ended stretches

@@ -45,8 +45,11 @@ void ReplicatedTable::plan_keeper_phase(std::uint32_t slot, sim::Time at) {
       // The ZooKeeper client finalizes its session on an operation timeout:
       // the replica's tables go read-only until a new session is set up. A
       // stall ends every session sooner (the background's older requests):
-      // this request fails with them.
-      if (stall_expiry_ > at && stall_expiry_ < failed_at) failed_at = stall_expiry_;
+      // this request fails with them, and so does the threads' requests
+      // outwaiting it first (watch_keeper).
+      for (const sim::Time sooner : {stall_expiry_, threads_expiry_}) {
+        if (sooner > at && sooner < failed_at) failed_at = sooner;
+      }
       sim_.schedule(failed_at, id_, kSessionLost, pack(static_cast<std::uint32_t>(s.replica), rep.epoch));
       // The commit multi (the chain's last request, unless the retry only
       // looks for its part) timed out: it is still applied.

@@ -25,6 +25,8 @@ enum EventType : std::uint32_t {
   kWakeCheck,       // the background scheduler's cleanup wake-up check, for aggregated inserts
   kLateCommit,      // a commit multi whose client gave up is applied by Keeper (slot)
   kCleanupRemove,   // a cleanup iteration's reads are answered: it sends its removes (replica)
+  kThreadsTimeout,  // the threads' requests outwait operation_timeout_ms (watch)
+  kKeeperBack,      // a keeper_election ended: the watch again
 };
 
 constexpr std::uint32_t pack(std::uint32_t index, std::uint16_t version) {

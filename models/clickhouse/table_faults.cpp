@@ -34,6 +34,7 @@ void ReplicatedTable::crash_replica(int replica, sim::Time until, bool hang) {
   end_read_only(rep, now);  // the restarted server opens a new session
   ++rep.epoch;
   stop_cleanup(replica);
+  sessions_changed();
   sim_.schedule(until, id_, kReplicaUp, pack(static_cast<std::uint32_t>(replica), rep.epoch));
   for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
     Insert& s = pending_[slot];
@@ -82,6 +83,7 @@ void ReplicatedTable::keeper_election(sim::Time until, double commit_applied) {
     sim_.schedule(now + keeper_.options().session_timeout, id_, kSessionsExpire,
                   pack(0, election_));
   }
+  sim_.schedule(until, id_, kKeeperBack, pack(0, election_));
   for (std::uint32_t slot = 0; slot < pending_.size(); ++slot) {
     Insert& s = pending_[slot];
     if (!s.in_use) continue;

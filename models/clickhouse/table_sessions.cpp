@@ -82,6 +82,29 @@ void ReplicatedTable::session_expired(int replica, sim::Time until) {
     }
   }
   replan_quorums_after(replica, until);
+  sessions_changed();
+}
+
+void ReplicatedTable::sessions_changed() {
+  // The background load is the servers' threads (KeeperOptions), one share
+  // per replica's server: a server without a session (read-only) or down
+  // sends nothing until it has one again.
+  const auto with_session = std::count_if(replicas_.begin(), replicas_.end(),
+                                          [](const Replica& r) { return !r.down && !r.read_only; });
+  keeper_.set_session_share(
+      sim_.now(), static_cast<double>(with_session) / static_cast<double>(replicas_.size()));
+  watch_keeper();
+}
+
+void ReplicatedTable::watch_keeper() {
+  // Every server's threads wait in the same queue: when one's request
+  // outwaits operation_timeout_ms, ZooKeeperImpl finalizes every server's
+  // session (each has such a request pending then). Watched anew whenever
+  // the regime changes; an older watch's event is ignored.
+  ++keeper_watch_;
+  const sim::Time at = keeper_.threads_time_out_at(sim_.now());
+  threads_expiry_ = at;
+  if (at != sim::Time::max()) sim_.schedule(at, id_, kThreadsTimeout, pack(0, keeper_watch_));
 }
 
 void ReplicatedTable::end_read_only(Replica& rep, sim::Time now) {
@@ -94,6 +117,7 @@ void ReplicatedTable::session_back(int replica) {
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   end_read_only(rep, sim_.now());
   start_cleanup(replica, sim_.now());  // the restarting thread starts it again: it runs at once
+  sessions_changed();
 }
 
 void ReplicatedTable::restart_attempt(int replica) {
@@ -197,6 +221,7 @@ void ReplicatedTable::keeper_stall(sim::Time until) {
     }
     schedule_slot(slot, s.commit_at, kCommit);
   }
+  watch_keeper();
 }
 
 double ReplicatedTable::read_only_seconds(sim::Time now) const {

@@ -64,6 +64,7 @@ Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
   const auto rate = static_cast<double>(options.background_ops_per_s);
   if (rate > 0 && options.background_clients > 0) {
     background_.threads = options.background_clients;
+    background_threads_ = options.background_clients;
     background_.away_s = std::max(ClosedLoop::away_for_throughput(capacity_, options.background_clients, rate),
                                   seconds(options.latency));
   }
@@ -134,8 +135,12 @@ void Keeper::advance(sim::Time now) {
     }
     take_samples(to);
     if (up) {
-      peak_in_flight_ = std::max({peak_in_flight_, in_flight_at(last_) + bursts_at(last_),
-                                  in_flight_at(to) + bursts_at(to)});
+      // The threads' number is monotone over a segment and this pipeline's
+      // and the bursts' only fall: the largest value is at one of its ends.
+      drop_answered(last_);
+      const double at_start = all_in_flight_at(last_);
+      drop_answered(to);
+      peak_in_flight_ = std::max({peak_in_flight_, at_start, all_in_flight_at(to)});
       in_flight_integral_ += bursts_integral(last_, to);
       const double shift_integral = fluid_integral(to) - loop_.fluid_limit() * dt;
       const double at_leader = std::max(0.0, loop_.mean_at_leader() * dt + shift_integral);
@@ -200,7 +205,7 @@ void Keeper::flush_samples() {
 bool Keeper::healthy(sim::Time now) {
   advance(now);
   return available(now) && !held(now) && capacity_factor_ == 1.0 && extra_.threads == 0 &&
-         std::abs(shift_at(now)) < 0.5;
+         session_share_ == 1.0 && std::abs(shift_at(now)) < 0.5;
 }
 
 int Keeper::add_stream(sim::Time now, KeeperClient client) {
@@ -231,7 +236,8 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     ++failed_requests_;
     return KeeperAnswer{false, options_.latency, options_.latency, false};
   }
-  peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now));
+  drop_answered(now);
+  peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
   KeeperAnswer answer;
   sim::Time in_keeper{};  // one request at a time: one in flight all along
   for (int i = 0; i < requests; ++i) {
@@ -305,7 +311,7 @@ void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count) {
   if (count <= 0 || end <= now) return;
   own_.push(Own{end, count});
   own_in_flight_ += count;
-  peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now) + static_cast<double>(own_in_flight_));
+  peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
 }
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
@@ -340,6 +346,7 @@ void Keeper::take_samples(sim::Time to) {
     const double reading = all_in_flight_at(next_sample_);
     readings_.min = readings_.count == 0 ? reading : std::min(readings_.min, reading);
     readings_.max = std::max(readings_.max, reading);
+    peak_in_flight_ = std::max(peak_in_flight_, reading);  // a reading is a true value
     ++readings_.count;
     readings_.sum += reading;
     readings_.milli.add(std::llround(reading * 1000));
@@ -365,13 +372,16 @@ double Keeper::mean_in_flight(sim::Time now) {
 void Keeper::set_degradation(sim::Time now, double capacity_factor, const ExtraClient& extra) {
   advance(now);
   flush_samples();
+  // The leader's work left on bursts and orphaned requests goes at the new pace.
+  rescale_holds(now, capacity_factor_ / capacity_factor);
   capacity_factor_ = capacity_factor;
   extra_ = extra;
   solve();
   // The requests of a client that left are served before its threads stop:
   // at most its threads' worth, then the new loop's.
   fluid_ = std::min(fluid_, static_cast<double>(loop_.threads()));
-  peak_in_flight_ = std::max(peak_in_flight_, in_flight_at(now));
+  drop_answered(now);
+  peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
 }
 
 void Keeper::set_unavailable(sim::Time now, sim::Time until) {

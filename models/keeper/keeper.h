@@ -142,6 +142,15 @@ class Keeper {
   void set_unavailable(sim::Time now, sim::Time until);
   // keeper_stall: the leader answers nothing from now until `until`.
   void set_stalled(sim::Time now, sim::Time until);
+  // Sessions (keeper_sessions.cpp). The share of the background's threads
+  // whose server has a Keeper session: a server whose session ended sends
+  // nothing until its restarting thread has a new one, nor does a crashed one.
+  void set_session_share(sim::Time now, double share);
+  [[nodiscard]] double session_share() const { return session_share_; }
+  // If the regime holds: when a request a thread sends from `now` on first
+  // goes unanswered for operation_timeout_ms (the moment its session is
+  // finalized; every server's threads see the same queue), or Time::max().
+  [[nodiscard]] sim::Time threads_time_out_at(sim::Time now);
   [[nodiscard]] bool stalled(sim::Time at) const { return at >= stalled_from_ && at < stalled_until_; }
   [[nodiscard]] sim::Time stalled_from() const { return stalled_from_; }
   [[nodiscard]] sim::Time stalled_until() const { return stalled_until_; }
@@ -214,6 +223,11 @@ class Keeper {
   // A stall from `at` for `d`: the bursts' work left at `at` waits for it.
   void postpone_bursts(sim::Time at, sim::Time d);
   void drop_bursts();
+  // The leader's capacity changed: its work on bursts left after now (after
+  // a stall under way) takes `factor` times as long.
+  void rescale_holds(sim::Time now, double factor);
+  // The mean time from sending a thread's request at `at` to its answer.
+  [[nodiscard]] sim::Time thread_request_time(sim::Time at) const;
   // The share of an away thread's time spent on the round trip.
   [[nodiscard]] double round_trip_share() const;
   // Sum of the service times of `requests` requests.
@@ -228,6 +242,8 @@ class Keeper {
   double capacity_factor_ = 1.0;
   ExtraClient extra_;
   ClientClass background_;
+  std::int64_t background_threads_ = 0;  // every server's, all with a session
+  double session_share_ = 1.0;
   ClosedLoop loop_;
   double fluid_ = 0;  // mean-field number at the leader as of last_
   sim::Time last_{};

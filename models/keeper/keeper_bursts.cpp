@@ -126,6 +126,24 @@ void Keeper::postpone_bursts(sim::Time at, sim::Time d) {
   }
 }
 
+void Keeper::rescale_holds(sim::Time now, double factor) {
+  if (factor == 1.0 || busy_until_ <= now) return;
+  const sim::Time pivot = stalled(now) ? stalled_until_ : now;
+  const auto scaled = [&](sim::Time& t) {
+    if (t > pivot)
+      t = pivot + sim::Time{static_cast<std::int64_t>(
+                      std::llround(static_cast<double>((t - pivot).us) * factor))};
+  };
+  scaled(busy_from_);
+  scaled(busy_until_);
+  for (Ramp& r : ramps_) {
+    // Answered at an even pace still: what is left, over the scaled span.
+    if (r.first < pivot && r.last > pivot) r = Ramp{pivot, r.last, r.left_at(pivot)};
+    scaled(r.first);
+    scaled(r.last);
+  }
+}
+
 void Keeper::drop_bursts() {
   busy_from_ = last_;
   busy_until_ = last_;

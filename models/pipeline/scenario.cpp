@@ -255,6 +255,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
         extra.think = sim::parse_duration(spec.params["extra_client_think"].get<std::string>())
                           .value_or(sim::Time{0});
       keeper_.set_degradation(sim_.now(), spec.params.value("capacity_factor", 0.25), extra);
+      table_.watch_keeper();  // a deep enough backlog ends every session
     } else if (k == "keeper_election") {
       // No leader for the window (Raft election timeout 1-2 s by default).
       const sim::Time window = f.duration.us > 0 ? f.duration : sim::Time::seconds(2);
@@ -302,8 +303,10 @@ class Run final : public sim::Component, public broker::ClusterListener {
   }
 
   void end_fault(const sim::FaultSpec& spec) {
-    if (spec.kind == "keeper_backlog")
+    if (spec.kind == "keeper_backlog") {
       keeper_.set_degradation(sim_.now(), 1.0, keeper::ExtraClient{});
+      table_.watch_keeper();
+    }
     if (spec.kind == "response_loss") producer_.run_sender();  // the window knew its end
   }
 

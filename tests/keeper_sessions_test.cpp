@@ -1,0 +1,141 @@
+// The ClickHouse servers' sessions as Keeper's queue sees them
+// (models/keeper/keeper_sessions.cpp): when the threads' requests outwait
+// operation_timeout_ms (every server's session ends then), and what a
+// server without a session leaves behind (its threads gone, their queued
+// requests served for no one). Expectations by hand from the closed loop's
+// mean-field equation, dF/dt = (N - F) / D - mu.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/keeper/keeper.h"
+
+namespace pipesim::keeper {
+namespace {
+
+using sim::Time;
+
+// configs/lab/keeper_backlog_insert_timeout.json's Keeper: 1000 requests/s,
+// 1000 threads sending 500/s healthy (away D = 1.998 s, by bisection on the
+// machine-repairman throughput), constant service, 0.1 ms round trip.
+constexpr double kAway = 1.998;
+KeeperOptions lab() {
+  KeeperOptions o;
+  o.latency = Time::micros(100);
+  o.capacity_ops_per_s = 1000;
+  o.background_ops_per_s = 500;
+  o.background_clients = 1000;
+  o.service_time_cv = 0;
+  return o;
+}
+double seconds(Time t) { return static_cast<double>(t.us) / 1e6; }
+// At 50/s the threads fill the queue towards L = N - mu D with time constant D.
+constexpr double kLimit = 1000 - 50 * kAway;  // 900.1
+double queued_after(double tau) { return kLimit * (1 - std::exp(-tau / kAway)); }
+
+TEST(KeeperSessions, AHealthyKeeperEndsNoSession) {
+  Keeper k(lab(), 1);
+  EXPECT_EQ(k.threads_time_out_at(Time::seconds(5)), Time::max());
+  // A capacity drop to 25% (250/s): the queue fills to N - mu D = 500.5,
+  // 2.0 s of work: far from the operation timeout.
+  k.set_degradation(Time::seconds(5), 0.25, ExtraClient{});
+  EXPECT_EQ(k.threads_time_out_at(Time::seconds(5)), Time::max());
+}
+
+TEST(KeeperSessions, TheThreadsOutwaitTheOperationTimeoutOnceTheQueueHoldsTenSecondsOfWork) {
+  // At 50/s a request waits (ahead + 1) / 50 + 0.1 ms: past 10 s once 499.0
+  // are ahead, D ln(L / (L - 499.0)) = 1.615 s into the backlog; its session
+  // ends 10 s after it was sent.
+  Keeper k(lab(), 1);
+  const Time start = Time::seconds(61);
+  k.set_degradation(start, 0.05, ExtraClient{});
+  const double ahead = (10 - 0.0001) * 50 - 1;
+  const double crossing = kAway * std::log(kLimit / (kLimit - ahead));
+  EXPECT_NEAR(crossing, 1.615, 0.001);
+  EXPECT_NEAR(seconds(k.threads_time_out_at(start) - start), crossing + 10, 0.005);
+  // Asked later in the same regime, the answer is the same moment.
+  EXPECT_NEAR(seconds(k.threads_time_out_at(start + Time::seconds(1)) - start), crossing + 10,
+              0.005);
+  // Past the crossing: the request sent now is the first over.
+  EXPECT_EQ(k.threads_time_out_at(start + Time::seconds(3)), start + Time::seconds(13));
+}
+
+TEST(KeeperSessions, AStallLongerThanTheOperationTimeoutEndsTheSessionsTenSecondsIn) {
+  Keeper k(KeeperOptions{}, 1);
+  k.set_stalled(Time::seconds(10), Time::seconds(22));
+  EXPECT_EQ(k.threads_time_out_at(Time::seconds(10)), Time::seconds(20));
+  // A 5 s stall: the 1,728 threads queued by its end take 43 ms to serve.
+  Keeper calm(KeeperOptions{}, 1);
+  calm.set_stalled(Time::seconds(10), Time::seconds(15));
+  EXPECT_EQ(calm.threads_time_out_at(Time::seconds(10)), Time::max());
+}
+
+TEST(KeeperSessions, ABurstOfMoreThanTenSecondsOfWorkEndsTheSessionsOfTheThreadsBehindIt) {
+  // 500,000 removes at 40,000/s: 12.5 s of the leader's work; a thread's
+  // request sent just after them waits for all of them.
+  KeeperOptions o;
+  o.service_time_cv = 0;
+  Keeper k(o, 1);
+  k.burst(Time::seconds(10), 500000, KeeperClient::CLEANUP);
+  EXPECT_EQ(k.threads_time_out_at(Time::seconds(10)), Time::seconds(20));
+  // 300,000 (7.5 s): none does.
+  Keeper small(o, 1);
+  small.burst(Time::seconds(10), 300000, KeeperClient::CLEANUP);
+  EXPECT_EQ(small.threads_time_out_at(Time::seconds(10)), Time::max());
+}
+
+TEST(KeeperSessions, AServerWithoutASessionLeavesItsQueuedRequestsToBeServedForNoOne) {
+  // 20 s into the backlog 900.1 (1 - e^(-20 / D)) = 900.06 requests are
+  // queued. Every session ends: the threads leave, in flight drops to what
+  // no thread has (nothing), and their requests hold the leader for
+  // 900.06 / 50 = 18.0 s: a request sent then (the restarting thread's
+  // handshake) waits for them, outwaits 10 s, and is served 18.0 s + its own
+  // 20 ms + 0.1 ms later.
+  Keeper k(lab(), 1);
+  const Time start = Time::seconds(61);
+  k.set_degradation(start, 0.05, ExtraClient{});
+  const Time end = start + Time::seconds(20);
+  EXPECT_NEAR(k.in_flight(end), queued_after(20) + (1000 - queued_after(20)) * 0.0001 / kAway, 0.5);
+  k.set_session_share(end, 0.0);
+  EXPECT_NEAR(k.in_flight(end), 0.0, 1e-9);
+  EXPECT_EQ(k.threads_time_out_at(end), Time::max());  // no thread left to time out
+  const KeeperAnswer handshake = k.request(end, 1, KeeperClient::REPLICATION);
+  EXPECT_FALSE(handshake.ok);
+  EXPECT_TRUE(handshake.operation_timeout);
+  EXPECT_NEAR(seconds(handshake.served_after), queued_after(20) / 50 + 0.02 + 0.0001, 0.001);
+  // Capacity comes back 5 s later: the 13.0 s of work left take 0.65 s.
+  k.set_degradation(end + Time::seconds(5), 1.0, ExtraClient{});
+  const double left = (queued_after(20) / 50 - 5) / 20;
+  const KeeperAnswer after = k.request(end + Time::seconds(5), 1, KeeperClient::REPLICATION);
+  ASSERT_TRUE(after.ok);
+  EXPECT_NEAR(seconds(after.latency), left + 0.001 + 0.0001, 0.001);
+}
+
+TEST(KeeperSessions, HalfTheServersLeaveHalfTheirThreadsQueue) {
+  // At 50/s, 20 s in: half the sessions end. Half the queue (450.03) is
+  // left for no one, served first (9.0 s); the other half stays, and the
+  // 500 threads left, away D each, keep coming back behind them.
+  Keeper k(lab(), 1);
+  const Time start = Time::seconds(61);
+  k.set_degradation(start, 0.05, ExtraClient{});
+  const Time end = start + Time::seconds(20);
+  const double before = k.in_flight(end);
+  k.set_session_share(end, 0.5);
+  EXPECT_DOUBLE_EQ(k.session_share(), 0.5);
+  EXPECT_FALSE(k.healthy(end));
+  // In flight: the 450.03 of theirs still queued, and the round trips of the 49.97 away.
+  const double half = queued_after(20) / 2;
+  EXPECT_NEAR(k.in_flight(end), half + (500 - half) * 0.0001 / kAway, 0.5);
+  EXPECT_LT(k.in_flight(end), before / 2 + 1);
+  // A request sent now waits 9.0 s for the orphans, then the 450 queued and
+  // the threads that came meanwhile (500 (1 - e^(-9 / D)) - ... at most 500):
+  // past 10 s, so the sessions left end 10 s later.
+  EXPECT_EQ(k.threads_time_out_at(end), end + Time::seconds(10));
+  // Back to every session: the threads return, the loop is whole again.
+  k.set_session_share(end + Time::seconds(60), 1.0);
+  k.set_degradation(end + Time::seconds(60), 1.0, ExtraClient{});
+  EXPECT_TRUE(k.healthy(end + Time::seconds(120)));
+}
+
+}  // namespace
+}  // namespace pipesim::keeper
