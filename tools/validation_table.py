@@ -13,10 +13,11 @@ import sys
 
 # What each lab shows, in words (docs/model.md §4). Labs not listed are shown by name.
 BEHAVIOUR = {
-    "keeper_backlog_insert_timeout": "a Keeper backlog (5% capacity, 1,000 waiting threads) holds a request past "
-                                     "operation_timeout_ms: the session is finalized, the replica read-only, the "
-                                     "insert's commit retries outlive the client's timeout and commit after the "
-                                     "redelivery (window 0: written twice)",
+    "keeper_backlog_insert_timeout": "a Keeper backlog (5% capacity, 1,000 waiting threads) holds the threads' "
+                                     "requests past operation_timeout_ms: the session is finalized, the replica "
+                                     "read-only, its threads' queued requests drain, the session is back and ends "
+                                     "again; the insert's commit retries outlive the client's timeout and commit "
+                                     "after the redelivery (window 0: written twice)",
     "keeper_backlog_insert_timeout_deduplicated": "the same with the default window: the late first delivery is a "
                                                   "dedup hit nobody hears",
     "clickhouse_quorum_timeout": "insert_quorum 2 with the other replica down: the insert commits, its quorum wait "
