@@ -426,6 +426,10 @@ TEST(KeeperLab, TheCleanupThreadsRemovesAreInFlightAllAtOnceBesideTheThreadsItsR
   const double peak = k + (1.0 / 3 + queued) + (1728 - queued) * 0.001 / kAway;
   EXPECT_GT(peak, 1728 + 5000);  // far above what the threads alone could hold
   EXPECT_NEAR(m["keeper_peak_in_flight"], peak, 0.02 * peak);
+  // One server: its ZooKeeperRequest is everything in flight (no fault's extra client).
+  EXPECT_NEAR(m["zookeeper_request_peak"], m["keeper_peak_in_flight"], 1e-6 * peak);
+  EXPECT_NEAR(m["zookeeper_request_mean"], m["keeper_mean_in_flight"], 1e-6 * peak);
+  EXPECT_NEAR(m["zookeeper_request_sampled_max"], m["keeper_in_flight_sampled_max"], 1e-9 * peak);
   // Every block id beyond the window's 100 was removed: the last iteration
   // runs in the minute of drain after the last insert.
   EXPECT_EQ(m["block_ids_removed"], m["inserts"] - 100);

@@ -137,5 +137,57 @@ TEST(KeeperSessions, HalfTheServersLeaveHalfTheirThreadsQueue) {
   EXPECT_TRUE(k.healthy(end + Time::seconds(120)));
 }
 
+// ZooKeeperRequest per server: three servers share the production
+// background (constant service, 25 us a request): 10.3333 in flight
+// Keeper-wide when calm (tests/keeper_test.cpp), a third of it each.
+KeeperOptions constant_service() {
+  KeeperOptions o;
+  o.service_time_cv = 0;
+  return o;
+}
+constexpr double kCalm = 10.3333;
+
+TEST(KeeperSessions, EachServerCountsItsShareOfTheThreadsAndTheBurstsItSent) {
+  Keeper k(constant_service(), 1);
+  k.set_servers(3);
+  // A minute of calm: four readings a server, each a third of the threads'.
+  const Keeper::Readings& calm = k.server_readings(Time::seconds(60));
+  EXPECT_EQ(calm.count, 3 * 4);
+  EXPECT_NEAR(calm.sum / static_cast<double>(calm.count), kCalm / 3, 0.001);
+  EXPECT_NEAR(calm.max, kCalm / 3, 0.001);
+  EXPECT_NEAR(k.busiest_server_mean_in_flight(Time::seconds(60)), kCalm / 3, 0.001);
+  // Server 1 sends 8,000 at once at 60 s: its ZooKeeperRequest holds all of
+  // them and its third of the threads; Keeper-wide counts them too.
+  k.burst(Time::seconds(60), 8000, KeeperClient::CLEANUP, 1);
+  EXPECT_NEAR(k.server_peak_in_flight(), kCalm / 3 + 8000, 0.001);
+  EXPECT_NEAR(k.peak_in_flight(), kCalm + 8000, 0.01);
+  // Its time-average over 80 s gains the burst's 8,000 x (8 us + 1 ms) +
+  // 8,000 x 0.1 s (answered evenly over 0.2 s) = 808.06 request-seconds,
+  // and its third of the threads' pile-up behind it: over the 0.2 s hold
+  // 1728 (0.2 - D (1 - e^(-0.2/D))) = 140.87 (D = 0.172767 s), then the
+  // drain from 1,184.9 at L = 1728 - 40,000 D = -5,182.7 for
+  // D ln(6,367.6 / 5,182.7) = 35.6 ms: L t + 6,367.6 D (1 - e^(-t/D)) =
+  // 20.34; at the leader, so less the round trip's share 1 ms / D: 160.3.
+  const double busiest = k.busiest_server_mean_in_flight(Time::seconds(80));
+  EXPECT_NEAR(busiest, kCalm / 3 + (808.06 + 160.3 / 3) / 80, 0.002);
+}
+
+TEST(KeeperSessions, AServerWithoutASessionCountsNothing) {
+  // Server 0's session ends at 10 s: its threads leave, and the other two
+  // share the rest (two thirds of the threads, a third each); a reading at
+  // 15 s sees 0 at server 0.
+  Keeper k(constant_service(), 1);
+  k.set_servers(3);
+  k.set_sessions(Time::seconds(10), {false, true, true});
+  EXPECT_NEAR(k.session_share(), 2.0 / 3, 1e-12);
+  const Keeper::Readings& r = k.server_readings(Time::seconds(15));
+  EXPECT_EQ(r.count, 3);
+  EXPECT_DOUBLE_EQ(r.min, 0.0);
+  // 1,152 threads away 0.172767 s: 6,668/s at 1 ms, so 6.67 on their way
+  // and ~0.2 at the leader, a third each of the two left... 3.4 each.
+  EXPECT_NEAR(r.max, (kCalm * 2 / 3) / 2, 0.2);
+  EXPECT_NEAR(r.sum, kCalm * 2 / 3, 0.4);
+}
+
 }  // namespace
 }  // namespace pipesim::keeper

@@ -116,7 +116,7 @@ void KeeperMapTable::attempt(std::uint32_t slot) {
   const sim::Time now = sim_.now();
   // A read by key: one multi-read. A write: exists(), then the multi.
   const keeper::KeeperAnswer a =
-      keeper_.request(now, q.request.write ? 2 : 1, keeper::KeeperClient::KEEPER_MAP);
+      keeper_.request(now, q.request.write ? 2 : 1, keeper::KeeperClient::KEEPER_MAP, q.replica);
   if (a.ok) {
     schedule(slot, now + a.latency, kMapCommit);
     return;

@@ -85,6 +85,7 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
   for (std::int64_t r = 0; r < options.replicas; ++r) {
     replicas_.emplace_back(settings, seed, "clickhouse/cleanup/replica-" + std::to_string(r));
   }
+  keeper_.set_servers(static_cast<int>(replicas_.size()));  // the background threads' servers
 }
 
 std::uint32_t ReplicatedTable::table_partition(sim::Time at) const {
@@ -216,7 +217,7 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
       active_replicas += active(static_cast<int>(j)) ? 1 : 0;
     if (active_replicas < quorum_) {
       keeper_.add_load(now, static_cast<std::int64_t>(replicas_.size()) + 2,
-                       keeper::KeeperClient::INSERTS);
+                       keeper::KeeperClient::INSERTS, 1, r);
       reply_direct(request, work_starts + keeper_.expected_chain_time(now, 3) + back,
                    QueryStatus::TOO_FEW_LIVE_REPLICAS);
       return;

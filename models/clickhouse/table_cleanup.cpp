@@ -73,12 +73,13 @@ void ReplicatedTable::run_cleanup(int replica) {
     // then clearOldBlocks' getChildren(blocks): one after another, each
     // waiting for its answer.
     const auto r = static_cast<std::int64_t>(replicas_.size());
-    keeper_.add_load(now, 2 + (logs > 0 ? 3 + 4 * r : 0), keeper::KeeperClient::CLEANUP);
+    keeper_.add_load(now, 2 + (logs > 0 ? 3 + 4 * r : 0), keeper::KeeperClient::CLEANUP, 1,
+                     replica);
     // getBlocksSortedByTime: ZooKeeper::exists over the block ids it has not
     // cached yet (an asyncExists each, sent at once, then awaited); the
     // removes follow when all are answered (kCleanupRemove).
     const keeper::Keeper::BurstAnswer reads =
-        keeper_.burst(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP);
+        keeper_.burst(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP, replica);
     reads_done = reads.done;
     rep.held += reads.held;
     time_out_burst(replica, now, reads);
@@ -116,7 +117,7 @@ void ReplicatedTable::send_cleanup_removes(int replica) {
   // once, then each future awaited; without a leader they fail at once and
   // the iteration ends.
   const keeper::Keeper::BurstAnswer removes =
-      keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP);
+      keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP, replica);
   rep.removes_to_send = 0;
   rep.cleanup_busy = false;
   rep.held += removes.held;

@@ -38,7 +38,8 @@ void ReplicatedTable::plan_keeper_phase(std::uint32_t slot, sim::Time at) {
   int requests = s.commit_unknown ? 1 : 2;
   if (s.commit_unknown && !s.committed) requests += 2;
   if (quorum_ > 0 && s.retries == 0) requests += 3;  // checkQuorumPrecondition
-  const keeper::KeeperAnswer answer = keeper_.request(now, requests, keeper::KeeperClient::INSERTS);
+  const keeper::KeeperAnswer answer =
+      keeper_.request(now, requests, keeper::KeeperClient::INSERTS, s.replica);
   if (!answer.ok) {
     sim::Time failed_at = at + answer.latency;
     if (answer.operation_timeout) {

@@ -89,10 +89,9 @@ void ReplicatedTable::sessions_changed() {
   // The background load is the servers' threads (KeeperOptions), one share
   // per replica's server: a server without a session (read-only) or down
   // sends nothing until it has one again.
-  const auto with_session = std::count_if(replicas_.begin(), replicas_.end(),
-                                          [](const Replica& r) { return !r.down && !r.read_only; });
-  keeper_.set_session_share(
-      sim_.now(), static_cast<double>(with_session) / static_cast<double>(replicas_.size()));
+  std::vector<bool> has_session;
+  for (const Replica& r : replicas_) has_session.push_back(!r.down && !r.read_only);
+  keeper_.set_sessions(sim_.now(), has_session);
   watch_keeper();
 }
 
@@ -142,7 +141,8 @@ void ReplicatedTable::connect_try(int replica) {
     restart_failed(replica, now + sim::Time{keeper_.options().latency.us * left});
     return;
   }
-  const keeper::KeeperAnswer handshake = keeper_.request(now, 1, keeper::KeeperClient::REPLICATION);
+  const keeper::KeeperAnswer handshake =
+      keeper_.request(now, 1, keeper::KeeperClient::REPLICATION, replica);
   if (handshake.ok) {
     sim_.schedule(now + handshake.latency, id_, kSessionStartup, arg);
     return;
@@ -159,8 +159,9 @@ void ReplicatedTable::start_up(int replica) {
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   const sim::Time now = sim_.now();
   const keeper::KeeperAnswer startup =
-      keeper_.available(now) ? keeper_.request(now, kStartupRequests, keeper::KeeperClient::REPLICATION)
-                             : keeper::KeeperAnswer{false, keeper_.options().latency, {}, false};
+      keeper_.available(now)
+          ? keeper_.request(now, kStartupRequests, keeper::KeeperClient::REPLICATION, replica)
+          : keeper::KeeperAnswer{false, keeper_.options().latency, {}, false};
   if (!startup.ok) {
     restart_failed(replica, now + startup.latency);
     return;

@@ -133,19 +133,27 @@ void Keeper::advance(sim::Time now) {
       ops_ += whole;
       ops_by_client_[static_cast<std::size_t>(st.client)] += whole;
     }
+    // The threads' number is monotone over a segment and this pipeline's
+    // and the bursts' only fall: the largest value is at one of its ends.
+    double at_start = 0;
+    if (up) {
+      drop_answered(last_);
+      at_start = all_in_flight_at(last_);
+      note_server_peaks(last_);
+    }
     take_samples(to);
     if (up) {
-      // The threads' number is monotone over a segment and this pipeline's
-      // and the bursts' only fall: the largest value is at one of its ends.
-      drop_answered(last_);
-      const double at_start = all_in_flight_at(last_);
       drop_answered(to);
       peak_in_flight_ = std::max({peak_in_flight_, at_start, all_in_flight_at(to)});
+      note_server_peaks(to);
       in_flight_integral_ += bursts_integral(last_, to);
       const double shift_integral = fluid_integral(to) - loop_.fluid_limit() * dt;
       const double at_leader = std::max(0.0, loop_.mean_at_leader() * dt + shift_integral);
       const double share = round_trip_share();
-      in_flight_integral_ += at_leader * (1 - share) + static_cast<double>(loop_.threads()) * share * dt;
+      const double threads_integral =
+          at_leader * (1 - share) + static_cast<double>(loop_.threads()) * share * dt;
+      in_flight_integral_ += threads_integral;
+      add_server_segment(last_, to, threads_integral);
       if (!held_now) {  // a held leader serves none of the threads' requests
         background_ops_ += std::max(0.0, loop_.throughput() * dt - streamed);
         pending_served_ += loop_.throughput() * dt;
@@ -228,7 +236,7 @@ void Keeper::count(std::int64_t requests, KeeperClient client) {
   ops_by_client_[static_cast<std::size_t>(client)] += requests;
 }
 
-KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
+KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client, int server) {
   advance(now);
   if (!available(now)) {
     // No leader: the server the client is connected to answers at once with
@@ -263,6 +271,7 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
     // It is in flight for that long (Little's law, as the aggregate streams
     // are counted through the folded threads' round trips).
     in_flight_integral_ += seconds(one);
+    add_server_integral(server, seconds(one));
     in_keeper += one;
     if (one > options_.operation_timeout) {
       // ZooKeeperImpl's receive thread: "Operation timeout (no response in
@@ -274,17 +283,18 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client) {
       answer.served_after = (sent - now) + one;
       answer.latency += options_.operation_timeout;
       answer.last_request = options_.operation_timeout;
-      note_own(now, now + in_keeper, 1);
+      note_own(now, now + in_keeper, 1, server);
       return answer;
     }
     answer.latency += one;
     answer.last_request = one;
   }
-  note_own(now, now + in_keeper, 1);
+  note_own(now, now + in_keeper, 1, server);
   return answer;
 }
 
-void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client, std::int64_t senders) {
+void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
+                      std::int64_t senders, int server) {
   advance(now);
   if (!available(now)) return;  // they fail and are retried later by their senders
   count(requests, client);
@@ -294,24 +304,11 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
   const sim::Time rest = hold_left(now);
   const sim::Time each = unheld_request_time(now);
   senders = std::clamp<std::int64_t>(senders, 1, std::max<std::int64_t>(1, requests));
-  in_flight_integral_ +=
+  const double request_s =
       static_cast<double>(requests) * seconds(each) + static_cast<double>(senders) * seconds(rest);
-  note_own(now, now + rest + sim::Time{each.us * requests / senders}, senders);
-}
-
-void Keeper::drop_answered(sim::Time now) {
-  while (!own_.empty() && own_.top().end <= now) {
-    own_in_flight_ -= own_.top().count;
-    own_.pop();
-  }
-}
-
-void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count) {
-  drop_answered(now);
-  if (count <= 0 || end <= now) return;
-  own_.push(Own{end, count});
-  own_in_flight_ += count;
-  peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
+  in_flight_integral_ += request_s;
+  add_server_integral(server, request_s);
+  note_own(now, now + rest + sim::Time{each.us * requests / senders}, senders, server);
 }
 
 sim::Time Keeper::expected_request_time(sim::Time now) {
@@ -335,27 +332,6 @@ double Keeper::in_flight(sim::Time now) {
   advance(now);
   drop_answered(now);
   return all_in_flight_at(now);
-}
-
-void Keeper::take_samples(sim::Time to) {
-  // A reading between events: the segment's closed form at that instant
-  // (nothing of the state moves, so sampling changes no other figure), plus
-  // this pipeline's requests still unanswered then.
-  for (; next_sample_ <= to; next_sample_ += options_.sample_interval) {
-    drop_answered(next_sample_);
-    const double reading = all_in_flight_at(next_sample_);
-    readings_.min = readings_.count == 0 ? reading : std::min(readings_.min, reading);
-    readings_.max = std::max(readings_.max, reading);
-    peak_in_flight_ = std::max(peak_in_flight_, reading);  // a reading is a true value
-    ++readings_.count;
-    readings_.sum += reading;
-    readings_.milli.add(std::llround(reading * 1000));
-  }
-}
-
-const Keeper::Readings& Keeper::in_flight_readings(sim::Time now) {
-  advance(now);
-  return readings_;
 }
 
 double Keeper::background_ops(sim::Time now) {
@@ -392,6 +368,7 @@ void Keeper::set_unavailable(sim::Time now, sim::Time until) {
     // The requests waiting at the old leader get a connection loss.
     own_ = {};
     own_in_flight_ = 0;
+    for (Server& sv : servers_) sv.own = 0;
     drop_bursts();
   }
 }

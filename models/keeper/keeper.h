@@ -96,12 +96,15 @@ class Keeper {
   // `requests` sent one after another from `now` (each waits for the
   // previous answer). Fails at once while there is no leader; fails after
   // operation_timeout_ms when a request is not answered by then.
-  KeeperAnswer request(sim::Time now, int requests, KeeperClient client);
+  // `server`: the ClickHouse server whose session sends them (set_servers);
+  // -1: spread over every server (requests of several, or none set).
+  KeeperAnswer request(sim::Time now, int requests, KeeperClient client, int server = -1);
   // Requests whose answer times the model does not follow (replication,
   // cleanup, a thread sending them one after another): counted, and in
   // flight `senders` at a time (each sender's one after another), each for
   // a request's expected time.
-  void add_load(sim::Time now, std::int64_t requests, KeeperClient client, std::int64_t senders = 1);
+  void add_load(sim::Time now, std::int64_t requests, KeeperClient client, std::int64_t senders = 1,
+                int server = -1);
   // `requests` sent at once by one thread that then awaits them all: they
   // queue behind the requests at the leader now, are served one after another
   // (the leader holds every other request meanwhile) and answered at an even
@@ -113,7 +116,7 @@ class Keeper {
     // How long it holds the leader (the others' requests wait behind it).
     sim::Time held{};
   };
-  BurstAnswer burst(sim::Time now, std::int64_t requests, KeeperClient client);
+  BurstAnswer burst(sim::Time now, std::int64_t requests, KeeperClient client, int server = -1);
   // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
   // advanced in aggregate): counted, served with the threads' (a new regime).
   // Returns its handle; set_stream() changes its rate (0 stops it).
@@ -147,6 +150,18 @@ class Keeper {
   // nothing until its restarting thread has a new one, nor does a crashed one.
   void set_session_share(sim::Time now, double share);
   [[nodiscard]] double session_share() const { return session_share_; }
+  // The ClickHouse servers the background threads belong to, evenly
+  // (keeper_in_flight.cpp), each with a session to begin with; and which of
+  // them have one now (the others' threads send nothing).
+  void set_servers(int servers);
+  void set_sessions(sim::Time now, const std::vector<bool>& has_session);
+  // ClickHouse's CurrentMetrics::ZooKeeperRequest of each server: the
+  // requests its session sent and has not had answered (its share of the
+  // threads', this pipeline's it sent, its bursts). The highest any server
+  // had at any instant; the largest time-average of a server; every
+  // server's dashboard readings (every sample_interval), pooled.
+  [[nodiscard]] double server_peak_in_flight() const;
+  [[nodiscard]] double busiest_server_mean_in_flight(sim::Time now);
   // If the regime holds: when a request a thread sends from `now` on first
   // goes unanswered for operation_timeout_ms (the moment its session is
   // finalized; every server's threads see the same queue), or Time::max().
@@ -184,6 +199,7 @@ class Keeper {
     sim::Histogram milli;  // each reading in thousandths of a request
   };
   [[nodiscard]] const Readings& in_flight_readings(sim::Time now);
+  [[nodiscard]] const Readings& server_readings(sim::Time now);
   // The clients' total concurrency now (the bound on in-flight requests).
   [[nodiscard]] std::int64_t client_threads() const { return loop_.threads(); }
   // Time in Keeper of every request it served, in microseconds; call
@@ -220,6 +236,9 @@ class Keeper {
   // Requests of bursts not answered at `at`, and their integral over [from, to).
   [[nodiscard]] double bursts_at(sim::Time at) const;
   [[nodiscard]] double bursts_integral(sim::Time from, sim::Time to) const;
+  // The same for server r (a burst sent for no server is spread over them).
+  [[nodiscard]] double bursts_at(sim::Time at, std::size_t r) const;
+  [[nodiscard]] double bursts_integral(sim::Time from, sim::Time to, std::size_t r) const;
   // A stall from `at` for `d`: the bursts' work left at `at` waits for it.
   void postpone_bursts(sim::Time at, sim::Time d);
   void drop_bursts();
@@ -263,6 +282,7 @@ class Keeper {
   struct Own {
     sim::Time end;
     std::int64_t count = 0;
+    int server = -1;
     bool operator>(const Own& o) const { return end > o.end; }
   };
   std::priority_queue<Own, std::vector<Own>, std::greater<>> own_;
@@ -276,14 +296,39 @@ class Keeper {
     sim::Time first;
     sim::Time last;
     double count = 0;
+    int server = -1;
     [[nodiscard]] double left_at(sim::Time at) const;
   };
+  // Its requests in flight over [from, to), in request-seconds.
+  [[nodiscard]] static double ramp_integral(const Ramp& r, sim::Time from, sim::Time to);
   std::vector<Ramp> ramps_;
   Readings readings_;
   sim::Time next_sample_{};
   // The samples due in the segment (last_, to] (before the state moves to `to`).
   void take_samples(sim::Time to);
-  void note_own(sim::Time now, sim::Time end, std::int64_t count);
+  void note_own(sim::Time now, sim::Time end, std::int64_t count, int server);
+  // Per server (keeper_in_flight.cpp).
+  struct Server {
+    bool session = true;
+    double own = 0;       // this pipeline's requests it sent, unanswered
+    double integral = 0;  // request-seconds
+    double peak = 0;
+  };
+  std::vector<Server> servers_;
+  Readings server_readings_;
+  // `count` more (or fewer) of this pipeline's own in flight at `server`.
+  void add_server_own(int server, double count);
+  // Request-seconds of this pipeline's own, sent by `server`.
+  void add_server_integral(int server, double request_s);
+  // The background threads' share of in-flight at `at` (not a fault's extra client).
+  [[nodiscard]] double background_in_flight_at(sim::Time at) const;
+  // Server r's share of the background threads.
+  [[nodiscard]] double server_weight(std::size_t r) const;
+  [[nodiscard]] double server_at(std::size_t r, sim::Time at) const;
+  void note_server_peaks(sim::Time at);
+  // Over a segment [from, to) with `threads_integral` request-seconds of the threads'.
+  void add_server_segment(sim::Time from, sim::Time to, double threads_integral);
+  void take_server_samples(sim::Time at);
   void drop_answered(sim::Time now);
   double peak_utilisation_ = 0.0;
   // Served requests not yet in the histogram, with the transient's mean

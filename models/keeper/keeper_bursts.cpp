@@ -25,7 +25,8 @@ double Keeper::Ramp::left_at(sim::Time at) const {
   return count * span_s(last - at) / span_s(last - first);
 }
 
-Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperClient client) {
+Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperClient client,
+                                  int server) {
   advance(now);
   if (requests <= 0) return BurstAnswer{true, sim::Time{}};
   if (!available(now)) {
@@ -55,12 +56,13 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
     busy_until_ = from + work;
   }
   const auto n = static_cast<double>(requests);
-  const Ramp ramp{from + options_.latency, busy_until_ + options_.latency, n};
+  const Ramp ramp{from + options_.latency, busy_until_ + options_.latency, n, server};
   ramps_.push_back(ramp);
   // Keeper's latency of each: from now until its answer, evenly spread.
   latency_us_.add_uniform((ramp.first - now).us, (ramp.last - now).us, requests);
   drop_answered(now);
   peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
+  note_server_peaks(now);
   return BurstAnswer{true, ramp.last - now, work};
 }
 
@@ -93,16 +95,44 @@ double Keeper::bursts_at(sim::Time at) const {
   return left;
 }
 
-double Keeper::bursts_integral(sim::Time from, sim::Time to) const {
+double Keeper::bursts_at(sim::Time at, std::size_t server) const {
+  double left = 0;
+  for (const Ramp& r : ramps_) {
+    if (r.server < 0) {
+      left += r.left_at(at) / static_cast<double>(servers_.size());
+    } else if (static_cast<std::size_t>(r.server) == server) {
+      left += r.left_at(at);
+    }
+  }
+  return left;
+}
+
+double Keeper::bursts_integral(sim::Time from, sim::Time to, std::size_t server) const {
   double total = 0;
   for (const Ramp& r : ramps_) {
-    // All of them until the first answer, then a straight line down to 0.
-    const sim::Time flat_to = std::min(to, r.first);
-    if (flat_to > from) total += r.count * span_s(flat_to - from);
-    const sim::Time a = std::max(from, r.first);
-    const sim::Time b = std::min(to, r.last);
-    if (b > a) total += (r.left_at(a) + r.left_at(b)) / 2 * span_s(b - a);
+    if (r.server < 0) {
+      total += ramp_integral(r, from, to) / static_cast<double>(servers_.size());
+    } else if (static_cast<std::size_t>(r.server) == server) {
+      total += ramp_integral(r, from, to);
+    }
   }
+  return total;
+}
+
+double Keeper::bursts_integral(sim::Time from, sim::Time to) const {
+  double total = 0;
+  for (const Ramp& r : ramps_) total += ramp_integral(r, from, to);
+  return total;
+}
+
+double Keeper::ramp_integral(const Ramp& r, sim::Time from, sim::Time to) {
+  // All of them until the first answer, then a straight line down to 0.
+  double total = 0;
+  const sim::Time flat_to = std::min(to, r.first);
+  if (flat_to > from) total += r.count * span_s(flat_to - from);
+  const sim::Time a = std::max(from, r.first);
+  const sim::Time b = std::min(to, r.last);
+  if (b > a) total += (r.left_at(a) + r.left_at(b)) / 2 * span_s(b - a);
   return total;
 }
 
@@ -121,7 +151,7 @@ void Keeper::postpone_bursts(sim::Time at, sim::Time d) {
       r.last += d;
     } else {
       // Partly answered: what is left is answered from the stall's end on.
-      r = Ramp{at + d, r.last + d, r.left_at(at)};
+      r = Ramp{at + d, r.last + d, r.left_at(at), r.server};
     }
   }
 }
@@ -138,7 +168,7 @@ void Keeper::rescale_holds(sim::Time now, double factor) {
   scaled(busy_until_);
   for (Ramp& r : ramps_) {
     // Answered at an even pace still: what is left, over the scaled span.
-    if (r.first < pivot && r.last > pivot) r = Ramp{pivot, r.last, r.left_at(pivot)};
+    if (r.first < pivot && r.last > pivot) r = Ramp{pivot, r.last, r.left_at(pivot), r.server};
     scaled(r.first);
     scaled(r.last);
   }

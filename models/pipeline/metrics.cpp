@@ -68,10 +68,13 @@ const std::vector<std::string>& metric_names() {
     for (const char* c : {"inserts", "replication", "keeper_map", "cleanup"}) {
       n.push_back(std::string("keeper_ops_by_source.") + c);
     }
-    for (const char* m : {"keeper_mean_in_flight", "keeper_in_flight_sampled_mean",
-                          "keeper_in_flight_sampled_p99", "keeper_in_flight_sampled_max", "keeper_utilisation_peak",
-                          "keeper_latency_p50_ms", "keeper_latency_p99_ms", "insert_latency_p50_ms",
-                          "insert_latency_p99_ms", "replication_lag_p99_ms"}) {
+    for (const char* m :
+         {"keeper_mean_in_flight", "keeper_in_flight_sampled_mean", "keeper_in_flight_sampled_p99",
+          "keeper_in_flight_sampled_max", "zookeeper_request_mean", "zookeeper_request_peak",
+          "zookeeper_request_sampled_mean", "zookeeper_request_sampled_p99",
+          "zookeeper_request_sampled_max", "keeper_utilisation_peak", "keeper_latency_p50_ms",
+          "keeper_latency_p99_ms", "insert_latency_p50_ms", "insert_latency_p99_ms",
+          "replication_lag_p99_ms"}) {
       n.emplace_back(m);
     }
     for (const char* a :

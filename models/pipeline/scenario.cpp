@@ -320,6 +320,16 @@ class Run final : public sim::Component, public broker::ClusterListener {
     // Within the histogram's 3%, and between the smallest and largest reading.
     v["keeper_in_flight_sampled_p99"] = std::clamp(r.milli.percentile(0.99) / 1000.0, r.min, r.max);
     v["keeper_in_flight_sampled_max"] = r.max;
+    // The same per ClickHouse server (its ZooKeeperRequest): the busiest
+    // server's time-average, the highest any had, and every server's
+    // readings pooled (one series per server on a dashboard).
+    v["zookeeper_request_mean"] = keeper_.busiest_server_mean_in_flight(sim_.now());
+    v["zookeeper_request_peak"] = keeper_.server_peak_in_flight();
+    const keeper::Keeper::Readings& s = keeper_.server_readings(sim_.now());
+    v["zookeeper_request_sampled_mean"] = s.count > 0 ? s.sum / static_cast<double>(s.count) : 0.0;
+    v["zookeeper_request_sampled_p99"] =
+        std::clamp(s.milli.percentile(0.99) / 1000.0, s.min, s.max);
+    v["zookeeper_request_sampled_max"] = s.max;
   }
 
   // Capacity figures (metrics.h): rates per second of simulated time.

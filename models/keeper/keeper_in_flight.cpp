@@ -1,0 +1,153 @@
+// What is in flight at Keeper, as operators see it: ClickHouse's
+// CurrentMetrics::ZooKeeperRequest counts, per server, the requests its
+// session has sent and not had answered, whoever in the server sent them.
+// Keeper-wide it is the sum; a dashboard scrapes it every sample_interval.
+//
+// Per server: the background threads belong to the servers evenly, shared
+// by those with a session (a server without one sends nothing); a fault's
+// extra client counts Keeper-wide only (it may be another cluster's);
+// this pipeline's requests and bursts count at the server that sent them,
+// or evenly over the servers when several did (a merge, fetches).
+#include <algorithm>
+#include <cmath>
+
+#include "models/keeper/keeper.h"
+
+namespace pipesim::keeper {
+
+void Keeper::drop_answered(sim::Time now) {
+  while (!own_.empty() && own_.top().end <= now) {
+    own_in_flight_ -= own_.top().count;
+    add_server_own(own_.top().server, -static_cast<double>(own_.top().count));
+    own_.pop();
+  }
+}
+
+void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count, int server) {
+  drop_answered(now);
+  if (count <= 0 || end <= now) return;
+  own_.push(Own{end, count, server});
+  own_in_flight_ += count;
+  add_server_own(server, static_cast<double>(count));
+  peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
+  note_server_peaks(now);
+}
+
+void Keeper::take_samples(sim::Time to) {
+  // A reading between events: the segment's closed form at that instant
+  // (nothing of the state moves, so sampling changes no other figure), plus
+  // this pipeline's requests still unanswered then.
+  const auto read = [](Readings& r, double reading) {
+    r.min = r.count == 0 ? reading : std::min(r.min, reading);
+    r.max = std::max(r.max, reading);
+    ++r.count;
+    r.sum += reading;
+    r.milli.add(std::llround(reading * 1000));
+  };
+  for (; next_sample_ <= to; next_sample_ += options_.sample_interval) {
+    drop_answered(next_sample_);
+    const double reading = all_in_flight_at(next_sample_);
+    read(readings_, reading);
+    peak_in_flight_ = std::max(peak_in_flight_, reading);  // a reading is a true value
+    for (std::size_t r = 0; r < servers_.size(); ++r) {
+      const double one = server_at(r, next_sample_);
+      read(server_readings_, one);
+      servers_[r].peak = std::max(servers_[r].peak, one);
+    }
+  }
+}
+
+const Keeper::Readings& Keeper::in_flight_readings(sim::Time now) {
+  advance(now);
+  return readings_;
+}
+
+const Keeper::Readings& Keeper::server_readings(sim::Time now) {
+  advance(now);
+  return server_readings_;
+}
+
+void Keeper::set_servers(int servers) {
+  servers_.assign(static_cast<std::size_t>(std::max(0, servers)), Server{});
+}
+
+void Keeper::set_sessions(sim::Time now, const std::vector<bool>& has_session) {
+  advance(now);
+  std::size_t with = 0;
+  for (std::size_t r = 0; r < servers_.size() && r < has_session.size(); ++r) {
+    servers_[r].session = has_session[r];
+    with += has_session[r] ? 1 : 0;
+  }
+  set_session_share(now, servers_.empty()
+                             ? 1.0
+                             : static_cast<double>(with) / static_cast<double>(servers_.size()));
+  note_server_peaks(now);
+}
+
+double Keeper::server_weight(std::size_t r) const {
+  if (!servers_[r].session) return 0;
+  const auto with =
+      std::count_if(servers_.begin(), servers_.end(), [](const Server& sv) { return sv.session; });
+  return 1.0 / static_cast<double>(with);
+}
+
+double Keeper::background_in_flight_at(sim::Time at) const {
+  const auto n = loop_.threads();
+  if (n == 0) return 0;
+  // Each thread is as likely to be at the leader or on its way as any other.
+  return in_flight_at(at) * static_cast<double>(background_.threads) / static_cast<double>(n);
+}
+
+double Keeper::server_at(std::size_t r, sim::Time at) const {
+  return background_in_flight_at(at) * server_weight(r) + servers_[r].own + bursts_at(at, r);
+}
+
+void Keeper::add_server_own(int server, double count) {
+  if (servers_.empty()) return;
+  if (server >= 0 && static_cast<std::size_t>(server) < servers_.size()) {
+    servers_[static_cast<std::size_t>(server)].own += count;
+    return;
+  }
+  for (Server& sv : servers_) sv.own += count / static_cast<double>(servers_.size());
+}
+
+void Keeper::add_server_integral(int server, double request_s) {
+  if (servers_.empty()) return;
+  if (server >= 0 && static_cast<std::size_t>(server) < servers_.size()) {
+    servers_[static_cast<std::size_t>(server)].integral += request_s;
+    return;
+  }
+  for (Server& sv : servers_) sv.integral += request_s / static_cast<double>(servers_.size());
+}
+
+void Keeper::note_server_peaks(sim::Time at) {
+  if (!available(at)) return;
+  for (std::size_t r = 0; r < servers_.size(); ++r) {
+    servers_[r].peak = std::max(servers_[r].peak, server_at(r, at));
+  }
+}
+
+void Keeper::add_server_segment(sim::Time from, sim::Time to, double threads_integral) {
+  const auto n = loop_.threads();
+  const double background =
+      n > 0 ? threads_integral * static_cast<double>(background_.threads) / static_cast<double>(n)
+            : 0;
+  for (std::size_t r = 0; r < servers_.size(); ++r) {
+    servers_[r].integral += background * server_weight(r) + bursts_integral(from, to, r);
+  }
+}
+
+double Keeper::server_peak_in_flight() const {
+  double peak = 0;
+  for (const Server& sv : servers_) peak = std::max(peak, sv.peak);
+  return peak;
+}
+
+double Keeper::busiest_server_mean_in_flight(sim::Time now) {
+  advance(now);
+  double busiest = 0;
+  for (const Server& sv : servers_) busiest = std::max(busiest, sv.integral);
+  return now.us > 0 ? busiest / (static_cast<double>(now.us) / 1e6) : 0.0;
+}
+
+}  // namespace pipesim::keeper
