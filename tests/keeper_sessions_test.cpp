@@ -29,6 +29,8 @@ KeeperOptions lab() {
   return o;
 }
 double seconds(Time t) { return static_cast<double>(t.us) / 1e6; }
+// The production threads' away time (tools/keeper_mva.py).
+constexpr double kAway_production() { return 0.172767; }
 // At 50/s the threads fill the queue towards L = N - mu D with time constant D.
 constexpr double kLimit = 1000 - 50 * kAway;  // 900.1
 double queued_after(double tau) { return kLimit * (1 - std::exp(-tau / kAway)); }
@@ -135,6 +137,27 @@ TEST(KeeperSessions, HalfTheServersLeaveHalfTheirThreadsQueue) {
   k.set_session_share(end + Time::seconds(60), 1.0);
   k.set_degradation(end + Time::seconds(60), 1.0, ExtraClient{});
   EXPECT_TRUE(k.healthy(end + Time::seconds(120)));
+}
+
+TEST(KeeperSessions, TheThreadsRequestsHeldByAStallAreInKeepersHistogramWithTheirWaits) {
+  // A 2 s stall from 10 s: the threads come back to it at (N - F) / D and
+  // queue, 1,728 (1 - e^(-2 / D)) = 1,728.0 of them. Half of them came by
+  // D ln 2 = 0.1198 s (F = 864): that one is answered at the stall's end +
+  // 865 / 40,000 + 1 ms, so it spent 2 - 0.1198 + 0.0226 = 1.9028 s in
+  // Keeper. By 13 s Keeper served the background's 10,000/s for 11 s too:
+  // the held ones are the top 1,728 of the histogram, their median the
+  // (1 - 864 / count) quantile.
+  Keeper k(KeeperOptions{}, 1);
+  k.set_stalled(Time::seconds(10), Time::seconds(12));
+  (void)k.mean_in_flight(Time::seconds(13));  // brings the histogram up to 13 s
+  const sim::Histogram& h = k.latency_histogram();
+  const auto count = static_cast<double>(h.count());
+  EXPECT_NEAR(count, 10000 * 11 + 1728, 100);
+  const double median_held = 2 - kAway_production() * std::log(2.0) + 865.0 / 40000 + 0.001;
+  EXPECT_NEAR(median_held, 1.9028, 0.0001);
+  EXPECT_NEAR(h.percentile(1 - 864 / count) / 1e6, median_held, 0.03 * median_held);
+  // And none of them waited less than the queue left at the stall's end.
+  EXPECT_GT(h.percentile(1 - 1700 / count) / 1e6, 1728.0 / 40000);
 }
 
 // ZooKeeperRequest per server: three servers share the production

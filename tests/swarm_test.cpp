@@ -559,6 +559,14 @@ std::string check_metrics(const SwarmCase& sc, const sim::Metrics& m) {
     problems << "lost records without a cause\n";
   if (value(m, "final_duplicate_rows") > dup) problems << "final_duplicate_rows > duplicate_rows\n";
   if (value(m, "dedup_hits") > value(m, "inserts")) problems << "dedup_hits > inserts\n";
+  // A server's ZooKeeperRequest is a part of what is in flight Keeper-wide.
+  const double slack = 1e-9 * (1 + value(m, "keeper_peak_in_flight"));
+  if (value(m, "zookeeper_request_peak") > value(m, "keeper_peak_in_flight") + slack)
+    problems << "zookeeper_request_peak > keeper_peak_in_flight\n";
+  if (value(m, "zookeeper_request_mean") > value(m, "keeper_mean_in_flight") + slack)
+    problems << "zookeeper_request_mean > keeper_mean_in_flight\n";
+  if (value(m, "zookeeper_request_sampled_max") > value(m, "keeper_in_flight_sampled_max") + slack)
+    problems << "zookeeper_request_sampled_max > keeper_in_flight_sampled_max\n";
   for (const auto& kind : fault_kinds()) {
     const double fired = value(m, "faults_fired." + kind);
     const auto s = sc.scheduled.find(kind);

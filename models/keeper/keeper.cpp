@@ -159,6 +159,8 @@ void Keeper::advance(sim::Time now) {
         pending_served_ += loop_.throughput() * dt;
         pending_shift_integral_ += shift_integral;
         pending_span_s_ += dt;
+      } else {
+        note_held_arrivals(to);
       }
       fluid_ = fluid_at(to);
     } else {
@@ -189,6 +191,34 @@ double Keeper::service_time_s(std::int64_t requests, sim::RandomStream& stream) 
     }
   }
   return total;
+}
+
+void Keeper::note_held_arrivals(sim::Time to) {
+  // The threads' requests that reach a held leader over [last_, to) (the
+  // fluid's growth: it serves none of them) wait for it to be free, then for
+  // those queued before them: one sent at t is answered at the hold's end +
+  // (F(t) + 1) / mu + the round trip. Keeper's histogram gets them as
+  // quantile strata: the arrivals between F = f and f + df came at the time
+  // the held fluid F(t) = N + (f0 - N) e^(-t / D) reaches f.
+  const double f0 = fluid_;
+  const double f1 = fluid_at(to);
+  held_arrivals_carry_ += std::max(0.0, f1 - f0);
+  const auto arrived = static_cast<std::int64_t>(held_arrivals_carry_);
+  if (arrived <= 0) return;
+  held_arrivals_carry_ -= static_cast<double>(arrived);
+  const sim::Time end = held_end(last_);
+  const auto n = static_cast<double>(loop_.threads());
+  const double away = std::max(loop_.threads_away_s(), 1e-12);
+  const double span = seconds(to - last_);
+  const std::int64_t strata = std::min<std::int64_t>(arrived, 100);
+  for (std::int64_t i = 0; i < strata; ++i) {
+    const std::int64_t weight = arrived / strata + (i < arrived % strata ? 1 : 0);
+    const double f = f0 + (static_cast<double>(i) + 0.5) / static_cast<double>(strata) * (f1 - f0);
+    const double tau =
+        n - f0 > 0 && n - f > 0 ? std::clamp(-away * std::log((n - f) / (n - f0)), 0.0, span) : 0.0;
+    const sim::Time sent = last_ + to_time(tau);
+    latency_us_.add(((end - sent) + options_.latency + to_time((f + 1) / loop_.mu())).us, weight);
+  }
 }
 
 void Keeper::flush_samples() {

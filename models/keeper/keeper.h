@@ -252,6 +252,9 @@ class Keeper {
   // Sum of the service times of `requests` requests.
   double service_time_s(std::int64_t requests, sim::RandomStream& stream);
   void flush_samples();
+  // Keeper's times of the threads' requests that reached a held leader up to `to`.
+  void note_held_arrivals(sim::Time to);
+  double held_arrivals_carry_ = 0;
   void count(std::int64_t requests, KeeperClient client);
 
   KeeperOptions options_;

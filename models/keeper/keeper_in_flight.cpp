@@ -81,6 +81,9 @@ void Keeper::set_sessions(sim::Time now, const std::vector<bool>& has_session) {
   set_session_share(now, servers_.empty()
                              ? 1.0
                              : static_cast<double>(with) / static_cast<double>(servers_.size()));
+  // Threads that come back are on their way at once.
+  drop_answered(now);
+  peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
   note_server_peaks(now);
 }
 
@@ -99,7 +102,10 @@ double Keeper::background_in_flight_at(sim::Time at) const {
 }
 
 double Keeper::server_at(std::size_t r, sim::Time at) const {
-  return background_in_flight_at(at) * server_weight(r) + servers_[r].own + bursts_at(at, r);
+  // Shares of counts spread over the servers add and subtract in floating
+  // point: what is left when all are answered may be a rounding below 0.
+  return std::max(
+      0.0, background_in_flight_at(at) * server_weight(r) + servers_[r].own + bursts_at(at, r));
 }
 
 void Keeper::add_server_own(int server, double count) {
