@@ -51,6 +51,13 @@ sim::Time Keeper::threads_time_out_at(sim::Time now) {
   advance(now);
   if (!available(now) || loop_.threads() == 0) return sim::Time::max();
   const sim::Time limit = options_.operation_timeout;
+  // No request waits longer than every hold ahead and every thread ahead of
+  // it: the usual answer (a healthy leader, a short burst), found at once.
+  const sim::Time holds = std::max({busy_until_, stalled_until_, now}) - now;
+  const auto n = static_cast<double>(loop_.threads());
+  if (holds + options_.latency + session_time_of((n + 1) / loop_.mu()) <= limit) {
+    return sim::Time::max();
+  }
   const auto over = [&](sim::Time s) { return thread_request_time(s) > limit; };
   // Between a time that is not over and a later one that is, with the time
   // rising in between: the first one over, to the microsecond.
