@@ -138,14 +138,17 @@ void Keeper::advance(sim::Time now) {
     double at_start = 0;
     if (up) {
       drop_answered(last_);
-      at_start = all_in_flight_at(last_);
-      note_server_peaks(last_);
+      const double threads = in_flight_at(last_);
+      at_start = threads + static_cast<double>(own_in_flight_) + bursts_at(last_);
+      note_server_peaks(last_, threads);
     }
     take_samples(to);
     if (up) {
       drop_answered(to);
-      peak_in_flight_ = std::max({peak_in_flight_, at_start, all_in_flight_at(to)});
-      note_server_peaks(to);
+      const double threads = in_flight_at(to);
+      peak_in_flight_ = std::max({peak_in_flight_, at_start,
+                                  threads + static_cast<double>(own_in_flight_) + bursts_at(to)});
+      note_server_peaks(to, threads);
       in_flight_integral_ += bursts_integral(last_, to);
       const double shift_integral = fluid_integral(to) - loop_.fluid_limit() * dt;
       const double at_leader = std::max(0.0, loop_.mean_at_leader() * dt + shift_integral);

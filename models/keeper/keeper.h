@@ -318,6 +318,7 @@ class Keeper {
     double peak = 0;
   };
   std::vector<Server> servers_;
+  std::size_t with_session_ = 0;  // servers with a session
   Readings server_readings_;
   // `count` more (or fewer) of this pipeline's own in flight at `server`.
   void add_server_own(int server, double count);
@@ -328,7 +329,11 @@ class Keeper {
   // Server r's share of the background threads.
   [[nodiscard]] double server_weight(std::size_t r) const;
   [[nodiscard]] double server_at(std::size_t r, sim::Time at) const;
+  // ... given the background's in flight at `at` (computed once for all servers).
+  [[nodiscard]] double server_at(std::size_t r, sim::Time at, double background) const;
   void note_server_peaks(sim::Time at);
+  // ... given the threads' in flight at `at` (a leader is there).
+  void note_server_peaks(sim::Time at, double threads_in_flight);
   // Over a segment [from, to) with `threads_integral` request-seconds of the threads'.
   void add_server_segment(sim::Time from, sim::Time to, double threads_integral);
   void take_server_samples(sim::Time at);

@@ -49,8 +49,9 @@ void Keeper::take_samples(sim::Time to) {
     const double reading = all_in_flight_at(next_sample_);
     read(readings_, reading);
     peak_in_flight_ = std::max(peak_in_flight_, reading);  // a reading is a true value
+    const double background = servers_.empty() ? 0.0 : background_in_flight_at(next_sample_);
     for (std::size_t r = 0; r < servers_.size(); ++r) {
-      const double one = server_at(r, next_sample_);
+      const double one = server_at(r, next_sample_, background);
       read(server_readings_, one);
       servers_[r].peak = std::max(servers_[r].peak, one);
     }
@@ -69,6 +70,7 @@ const Keeper::Readings& Keeper::server_readings(sim::Time now) {
 
 void Keeper::set_servers(int servers) {
   servers_.assign(static_cast<std::size_t>(std::max(0, servers)), Server{});
+  with_session_ = servers_.size();
 }
 
 void Keeper::set_sessions(sim::Time now, const std::vector<bool>& has_session) {
@@ -78,6 +80,7 @@ void Keeper::set_sessions(sim::Time now, const std::vector<bool>& has_session) {
     servers_[r].session = has_session[r];
     with += has_session[r] ? 1 : 0;
   }
+  with_session_ = with;
   set_session_share(now, servers_.empty()
                              ? 1.0
                              : static_cast<double>(with) / static_cast<double>(servers_.size()));
@@ -88,10 +91,7 @@ void Keeper::set_sessions(sim::Time now, const std::vector<bool>& has_session) {
 }
 
 double Keeper::server_weight(std::size_t r) const {
-  if (!servers_[r].session) return 0;
-  const auto with =
-      std::count_if(servers_.begin(), servers_.end(), [](const Server& sv) { return sv.session; });
-  return 1.0 / static_cast<double>(with);
+  return servers_[r].session && with_session_ > 0 ? 1.0 / static_cast<double>(with_session_) : 0.0;
 }
 
 double Keeper::background_in_flight_at(sim::Time at) const {
@@ -102,10 +102,13 @@ double Keeper::background_in_flight_at(sim::Time at) const {
 }
 
 double Keeper::server_at(std::size_t r, sim::Time at) const {
+  return server_at(r, at, background_in_flight_at(at));
+}
+
+double Keeper::server_at(std::size_t r, sim::Time at, double background) const {
   // Shares of counts spread over the servers add and subtract in floating
   // point: what is left when all are answered may be a rounding below 0.
-  return std::max(
-      0.0, background_in_flight_at(at) * server_weight(r) + servers_[r].own + bursts_at(at, r));
+  return std::max(0.0, background * server_weight(r) + servers_[r].own + bursts_at(at, r));
 }
 
 void Keeper::add_server_own(int server, double count) {
@@ -127,9 +130,18 @@ void Keeper::add_server_integral(int server, double request_s) {
 }
 
 void Keeper::note_server_peaks(sim::Time at) {
-  if (!available(at)) return;
+  if (servers_.empty() || !available(at)) return;
+  note_server_peaks(at, in_flight_at(at));
+}
+
+void Keeper::note_server_peaks(sim::Time at, double threads_in_flight) {
+  if (servers_.empty()) return;
+  const auto n = loop_.threads();
+  const double background =
+      n > 0 ? threads_in_flight * static_cast<double>(background_.threads) / static_cast<double>(n)
+            : 0.0;
   for (std::size_t r = 0; r < servers_.size(); ++r) {
-    servers_[r].peak = std::max(servers_[r].peak, server_at(r, at));
+    servers_[r].peak = std::max(servers_[r].peak, server_at(r, at, background));
   }
 }
 
