@@ -34,6 +34,13 @@
 // wait behind them (for the threads the leader is held, as in a stall).
 // They are in flight from the moment they are sent until answered.
 //
+// Sessions (models/keeper/keeper_sessions.cpp): every server's threads queue
+// here, so when a thread's request would wait past operation_timeout_ms every
+// server's session ends (threads_time_out_at); a server without a session
+// sends nothing, and the requests its threads had queued are served for no
+// one ahead of what comes after. In flight is also kept per server, as
+// ClickHouse's ZooKeeperRequest shows it (models/keeper/keeper_in_flight.cpp).
+//
 // Faults: a degradation (keeper_backlog), unavailability (keeper_election:
 // no leader; every request fails at once with a connection loss, and the old
 // leader's queue is dropped, until the new leader is elected) and a stall
