@@ -30,24 +30,16 @@ import subprocess
 import sys
 from collections import deque
 
+from keeper_mva import mva  # exact mean value analysis of the closed loop (tools/keeper_mva.py)
+
 N = 1728
 MU = 40000.0
 LAT = 0.001
 AWAY = 0.172767
 SLEEP = 30.0  # cleanup_delay_period: the thread sleeps this long after an iteration
-WINDOW = 100  # replicated_deduplication_window of the lab
 TRAFFIC_S = 3600.0
 DRAIN_S = 60.0
 STEP = 2e-5
-
-
-def mva(n, d, mu):
-    q = x = r = 0.0
-    for k in range(1, n + 1):
-        r = (1 + q) / mu
-        x = k / (d + r)
-        q = x * r
-    return x, q, r
 
 
 def away_for(throughput):

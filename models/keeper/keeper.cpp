@@ -304,7 +304,7 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client, i
     // It is in flight for that long (Little's law, as the aggregate streams
     // are counted through the folded threads' round trips).
     in_flight_integral_ += seconds(one);
-    add_server_integral(server, seconds(one));
+    spread_to_servers(server, seconds(one), &Server::integral);
     in_keeper += one;
     if (one > options_.operation_timeout) {
       // ZooKeeperImpl's receive thread: "Operation timeout (no response in
@@ -340,7 +340,7 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
   const double request_s =
       static_cast<double>(requests) * seconds(each) + static_cast<double>(senders) * seconds(rest);
   in_flight_integral_ += request_s;
-  add_server_integral(server, request_s);
+  spread_to_servers(server, request_s, &Server::integral);
   note_own(now, now + rest + sim::Time{each.us * requests / senders}, senders, server);
 }
 

@@ -327,16 +327,14 @@ class Keeper {
   std::vector<Server> servers_;
   std::size_t with_session_ = 0;  // servers with a session
   Readings server_readings_;
-  // `count` more (or fewer) of this pipeline's own in flight at `server`.
-  void add_server_own(int server, double count);
-  // Request-seconds of this pipeline's own, sent by `server`.
-  void add_server_integral(int server, double request_s);
-  // The background threads' share of in-flight at `at` (not a fault's extra client).
-  [[nodiscard]] double background_in_flight_at(sim::Time at) const;
+  // `amount` more (or less) of `field` (own requests in flight, request-
+  // seconds) at `server`, or spread evenly over the servers (-1).
+  void spread_to_servers(int server, double amount, double Server::*field);
+  // The background threads' share of the threads' in flight (not a fault's extra client).
+  [[nodiscard]] double background_share() const;
   // Server r's share of the background threads.
   [[nodiscard]] double server_weight(std::size_t r) const;
-  [[nodiscard]] double server_at(std::size_t r, sim::Time at) const;
-  // ... given the background's in flight at `at` (computed once for all servers).
+  // Server r's in flight at `at`, given the background's then (computed once for all servers).
   [[nodiscard]] double server_at(std::size_t r, sim::Time at, double background) const;
   void note_server_peaks(sim::Time at);
   // ... given the threads' in flight at `at` (a leader is there).

@@ -18,7 +18,7 @@ namespace pipesim::keeper {
 void Keeper::drop_answered(sim::Time now) {
   while (!own_.empty() && own_.top().end <= now) {
     own_in_flight_ -= own_.top().count;
-    add_server_own(own_.top().server, -static_cast<double>(own_.top().count));
+    spread_to_servers(own_.top().server, -static_cast<double>(own_.top().count), &Server::own);
     own_.pop();
   }
 }
@@ -28,7 +28,7 @@ void Keeper::note_own(sim::Time now, sim::Time end, std::int64_t count, int serv
   if (count <= 0 || end <= now) return;
   own_.push(Own{end, count, server});
   own_in_flight_ += count;
-  add_server_own(server, static_cast<double>(count));
+  spread_to_servers(server, static_cast<double>(count), &Server::own);
   peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
   note_server_peaks(now);
 }
@@ -49,7 +49,8 @@ void Keeper::take_samples(sim::Time to) {
     const double reading = all_in_flight_at(next_sample_);
     read(readings_, reading);
     peak_in_flight_ = std::max(peak_in_flight_, reading);  // a reading is a true value
-    const double background = servers_.empty() ? 0.0 : background_in_flight_at(next_sample_);
+    const double background =
+        servers_.empty() ? 0.0 : in_flight_at(next_sample_) * background_share();
     for (std::size_t r = 0; r < servers_.size(); ++r) {
       const double one = server_at(r, next_sample_, background);
       read(server_readings_, one);
@@ -94,15 +95,10 @@ double Keeper::server_weight(std::size_t r) const {
   return servers_[r].session && with_session_ > 0 ? 1.0 / static_cast<double>(with_session_) : 0.0;
 }
 
-double Keeper::background_in_flight_at(sim::Time at) const {
-  const auto n = loop_.threads();
-  if (n == 0) return 0;
+double Keeper::background_share() const {
   // Each thread is as likely to be at the leader or on its way as any other.
-  return in_flight_at(at) * static_cast<double>(background_.threads) / static_cast<double>(n);
-}
-
-double Keeper::server_at(std::size_t r, sim::Time at) const {
-  return server_at(r, at, background_in_flight_at(at));
+  const auto n = loop_.threads();
+  return n > 0 ? static_cast<double>(background_.threads) / static_cast<double>(n) : 0.0;
 }
 
 double Keeper::server_at(std::size_t r, sim::Time at, double background) const {
@@ -111,22 +107,13 @@ double Keeper::server_at(std::size_t r, sim::Time at, double background) const {
   return std::max(0.0, background * server_weight(r) + servers_[r].own + bursts_at(at, r));
 }
 
-void Keeper::add_server_own(int server, double count) {
+void Keeper::spread_to_servers(int server, double amount, double Server::*field) {
   if (servers_.empty()) return;
   if (server >= 0 && static_cast<std::size_t>(server) < servers_.size()) {
-    servers_[static_cast<std::size_t>(server)].own += count;
+    servers_[static_cast<std::size_t>(server)].*field += amount;
     return;
   }
-  for (Server& sv : servers_) sv.own += count / static_cast<double>(servers_.size());
-}
-
-void Keeper::add_server_integral(int server, double request_s) {
-  if (servers_.empty()) return;
-  if (server >= 0 && static_cast<std::size_t>(server) < servers_.size()) {
-    servers_[static_cast<std::size_t>(server)].integral += request_s;
-    return;
-  }
-  for (Server& sv : servers_) sv.integral += request_s / static_cast<double>(servers_.size());
+  for (Server& sv : servers_) sv.*field += amount / static_cast<double>(servers_.size());
 }
 
 void Keeper::note_server_peaks(sim::Time at) {
@@ -135,21 +122,14 @@ void Keeper::note_server_peaks(sim::Time at) {
 }
 
 void Keeper::note_server_peaks(sim::Time at, double threads_in_flight) {
-  if (servers_.empty()) return;
-  const auto n = loop_.threads();
-  const double background =
-      n > 0 ? threads_in_flight * static_cast<double>(background_.threads) / static_cast<double>(n)
-            : 0.0;
+  const double background = threads_in_flight * background_share();
   for (std::size_t r = 0; r < servers_.size(); ++r) {
     servers_[r].peak = std::max(servers_[r].peak, server_at(r, at, background));
   }
 }
 
 void Keeper::add_server_segment(sim::Time from, sim::Time to, double threads_integral) {
-  const auto n = loop_.threads();
-  const double background =
-      n > 0 ? threads_integral * static_cast<double>(background_.threads) / static_cast<double>(n)
-            : 0;
+  const double background = threads_integral * background_share();
   for (std::size_t r = 0; r < servers_.size(); ++r) {
     servers_[r].integral += background * server_weight(r) + bursts_integral(from, to, r);
   }
