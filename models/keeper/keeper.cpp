@@ -3,18 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/keeper/keeper_time.h"
+
 namespace pipesim::keeper {
 
 namespace {
 constexpr double seconds(sim::Time t) { return static_cast<double>(t.us) / 1e6; }
-
-// Seconds to Time, capped at ~3,170 years: an absurd backlog (capacity 1/s,
-// a million threads) must give an answer that never comes, not a time that
-// wraps past 2^63 us into the past.
-sim::Time to_time(double s) {
-  constexpr double kNeverUs = 1e17;
-  return sim::Time{static_cast<std::int64_t>(std::llround(std::min(s * 1e6, kNeverUs)))};
-}
 
 // The mean-field number at the leader `tau` seconds after it was `f0`, for
 // N clients away D each at service rate mu: dF/dt = (N - F) / D - mu, so
@@ -194,53 +188,6 @@ double Keeper::service_time_s(std::int64_t requests, sim::RandomStream& stream) 
     }
   }
   return total;
-}
-
-void Keeper::note_held_arrivals(sim::Time to) {
-  // The threads' requests that reach a held leader over [last_, to) (the
-  // fluid's growth: it serves none of them) wait for it to be free, then for
-  // those queued before them: one sent at t is answered at the hold's end +
-  // (F(t) + 1) / mu + the round trip. Keeper's histogram gets them as
-  // quantile strata: the arrivals between F = f and f + df came at the time
-  // the held fluid F(t) = N + (f0 - N) e^(-t / D) reaches f.
-  const double f0 = fluid_;
-  const double f1 = fluid_at(to);
-  held_arrivals_carry_ += std::max(0.0, f1 - f0);
-  const auto arrived = static_cast<std::int64_t>(held_arrivals_carry_);
-  if (arrived <= 0) return;
-  held_arrivals_carry_ -= static_cast<double>(arrived);
-  const sim::Time end = held_end(last_);
-  const auto n = static_cast<double>(loop_.threads());
-  const double away = std::max(loop_.threads_away_s(), 1e-12);
-  const double span = seconds(to - last_);
-  const std::int64_t strata = std::min<std::int64_t>(arrived, 100);
-  for (std::int64_t i = 0; i < strata; ++i) {
-    const std::int64_t weight = arrived / strata + (i < arrived % strata ? 1 : 0);
-    const double f = f0 + (static_cast<double>(i) + 0.5) / static_cast<double>(strata) * (f1 - f0);
-    const double tau =
-        n - f0 > 0 && n - f > 0 ? std::clamp(-away * std::log((n - f) / (n - f0)), 0.0, span) : 0.0;
-    const sim::Time sent = last_ + to_time(tau);
-    latency_us_.add(((end - sent) + options_.latency + to_time((f + 1) / loop_.mu())).us, weight);
-  }
-}
-
-void Keeper::flush_samples() {
-  const auto n = static_cast<std::int64_t>(pending_served_);
-  if (n < 1) return;
-  // 100 strata of the regime's distribution of the number ahead, displaced by
-  // the transient's mean over the span; each waits for its own service too.
-  const double shift = pending_span_s_ > 0 ? pending_shift_integral_ / pending_span_s_ : 0;
-  for (int i = 0; i < 100; ++i) {
-    const std::int64_t weight = n / 100 + (i < n % 100 ? 1 : 0);
-    if (weight == 0) continue;
-    const double ahead =
-        std::clamp(static_cast<double>(loop_.ahead((i + 0.5) / 100.0)) + shift, 0.0,
-                   static_cast<double>(loop_.threads()));
-    latency_us_.add((options_.latency + to_time((ahead + 1) / loop_.mu())).us, weight);
-  }
-  pending_served_ -= static_cast<double>(n);
-  pending_shift_integral_ = 0;
-  pending_span_s_ = 0;
 }
 
 bool Keeper::healthy(sim::Time now) {

@@ -23,14 +23,9 @@
 #include <cmath>
 
 #include "models/keeper/keeper.h"
+#include "models/keeper/keeper_time.h"
 
 namespace pipesim::keeper {
-
-namespace {
-sim::Time session_time_of(double s) {
-  return sim::Time{static_cast<std::int64_t>(std::llround(s * 1e6))};
-}
-}  // namespace
 
 sim::Time Keeper::thread_request_time(sim::Time at) const {
   // As request() prices one: a held leader keeps it until it is free, behind
@@ -39,12 +34,12 @@ sim::Time Keeper::thread_request_time(sim::Time at) const {
   if (busy_from_ > at && busy_until_ > at) {
     // A burst was sent and waits for the requests ahead of it: this one
     // came after it (FCFS) and waits for it too.
-    return held_end(busy_from_) - at + options_.latency + session_time_of(1 / loop_.mu());
+    return held_end(busy_from_) - at + options_.latency + to_time(1 / loop_.mu());
   }
   const auto n = static_cast<double>(loop_.threads());
   const double ahead = held(at) ? std::clamp(fluid_at(at), 0.0, n)
                                 : std::clamp(loop_.mean_at_leader() + shift_at(at), 0.0, n);
-  return hold_left(at) + options_.latency + session_time_of((ahead + 1) / loop_.mu());
+  return hold_left(at) + options_.latency + to_time((ahead + 1) / loop_.mu());
 }
 
 sim::Time Keeper::threads_time_out_at(sim::Time now) {
@@ -55,7 +50,7 @@ sim::Time Keeper::threads_time_out_at(sim::Time now) {
   // it: the usual answer (a healthy leader, a short burst), found at once.
   const sim::Time holds = std::max({busy_until_, stalled_until_, now}) - now;
   const auto n = static_cast<double>(loop_.threads());
-  if (holds + options_.latency + session_time_of((n + 1) / loop_.mu()) <= limit) {
+  if (holds + options_.latency + to_time((n + 1) / loop_.mu()) <= limit) {
     return sim::Time::max();
   }
   const auto over = [&](sim::Time s) { return thread_request_time(s) > limit; };
@@ -70,8 +65,7 @@ sim::Time Keeper::threads_time_out_at(sim::Time now) {
   };
   // The transient is e^-40 of itself after 40 time constants: past that the
   // regime's steady state holds.
-  const sim::Time settle =
-      session_time_of(40 * std::max({loop_.away_s(), loop_.threads_away_s(), 0.025}));
+  const sim::Time settle = to_time(40 * std::max({loop_.away_s(), loop_.threads_away_s(), 0.025}));
   for (sim::Time a = now;;) {
     if (over(a)) return a + limit;
     const sim::Time next = next_boundary(a);
@@ -121,7 +115,7 @@ void Keeper::set_session_share(sim::Time now, double share) {
   solve();
   // The leaving threads' share of the queue stays at the leader for no one.
   const double orphans = before > 0 ? at_leader * static_cast<double>(leaving) / before : 0.0;
-  const sim::Time work = session_time_of(orphans / loop_.mu());
+  const sim::Time work = to_time(orphans / loop_.mu());
   if (work > sim::Time{}) {
     // They were queued before anything that comes now: the leader serves
     // them next (after a stall under way, behind a burst it was serving).
