@@ -102,28 +102,34 @@ TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
   // 4.1 s x 2 = 47); merges, one per ~5 parts, 3 requests on each of 3
   // replicas (1.1/s x 2.1 s x 3 = 7): ~60.
   // Above that come the cleanup threads' bursts (Keeper.ABurstHolds...):
-  // every ~30 s each replica reads the stat of every block inserted since
-  // its last run (~295 inserts/s x 30 s = ~9,000 at full speed) and then
-  // removes as many, each burst all in flight at once. The first iteration
-  // of each replica in the backlog still carries the blocks of full speed:
-  // at 2,000/s it holds the leader ~4.5 s (an insert behind it waits that
-  // and the threads' 0.69 s); then the inserts slow down (~22/s) and so do
-  // the bursts (~700). Neither one full burst nor two met (9 s) outlasts the
-  // operation timeout: no session expires, and no insert comes near its
-  // 30 s socket timeout. The dashboard's readings in the backlog see the
-  // filled queue.
+  // every ~30 s each replica removes its outdated parts (~1.3 per part
+  // inserted since its last run: ~295 inserts/s x 30 s x 1.3 = ~11,500 at
+  // full speed), one asyncTryMultiNoThrow each, sent at once, then the block
+  // ids beyond the window (~9,000), one asyncTryRemove each; each burst is
+  // all in flight at once (their reads are one MultiRead each). The first
+  // iteration of each replica in the backlog still carries full speed's: at
+  // 2,000/s its parts' removes hold the leader ~5.8 s behind the threads'
+  // 0.69 s, its blocks' ~4.5 s behind the threads piled up meanwhile (~0.9
+  // s): alone, neither outlasts the 10 s operation timeout; two replicas'
+  // bursts that meet can (their phases are the seed's), and then every
+  // server's session ends (the threads' requests queue behind both). Each
+  // restarting thread gets a new session once the bursts have drained,
+  // within seconds (ReplicatedMergeTreeRestartingThread wakes at once), and
+  // then the inserts slow down (~22/s) and so do the bursts (~900): no
+  // insert comes near its 30 s socket timeout. The dashboard's readings in
+  // the backlog see the filled queue.
   const Lab m(lab_json("../scenarios/keeper_backlog_half_hour.json"));
   EXPECT_GE(m["keeper_peak_in_flight"], 1384.5 + 40);
   EXPECT_GE(m["keeper_in_flight_sampled_max"], 1384.5);
   // Not millions: the threads, this pipeline's own, and at most every
-  // replica's reads and removes of 40 s of blocks at the day's peak insert
-  // rate (the production profile's peak is 4.32 x its mean).
-  EXPECT_LE(m["keeper_peak_in_flight"], 1728 + 200 + 3 * 2 * 40 * 4.32 * m["inserts_per_s"]);
-  EXPECT_EQ(m["keeper_sessions_expired"], 0);
+  // replica's parts' and blocks' removes of 40 s of inserts at the day's peak
+  // insert rate (the production profile's peak is 4.32 x its mean).
+  EXPECT_LE(m["keeper_peak_in_flight"], 1728 + 200 + 3 * 2.3 * 40 * 4.32 * m["inserts_per_s"]);
+  EXPECT_LE(m["replica_read_only_s"], 10 * m["keeper_sessions_expired"]);
   EXPECT_EQ(m["redeliveries"], 0);
   EXPECT_EQ(m["insert_answers.client_timeout"], 0);
   EXPECT_EQ(m["faults_fired.keeper_backlog"], 1);
-  // At 2% (800/s) a first burst of ~9,000 takes ~11 s: 10 s after it was sent
+  // At 2% (800/s) a first burst of ~11,500 takes ~14 s: 10 s after it was sent
   // its server's session ends (ZooKeeperImpl finalizes the session on its
   // oldest pending request, whoever sent it), and so does every other
   // server's, whose threads' requests queued behind it: every table goes
@@ -400,30 +406,36 @@ TEST(KeeperLab, ACommitMultiThatTimedOutIsAppliedAndTheRetryFindsItsPart) {
 // mean of the readings is (that one + 39 calm ones) / 40. A 4 s stall
 // between two readings (61 .. 65 s) shows on no reading at all, while the
 // true peak is every thread.
-// The cleanup thread's bursts (ReplicatedMergeTreeCleanupThread, 25.x):
-// getBlocksSortedByTime reads the stat of every block id not yet cached
-// (ZooKeeper::exists over a vector: an asyncExists each, sent at once, then
-// awaited), then clearOldBlocks sends an asyncTryRemove per block beyond the
-// window, all at once, and awaits them. One replica, the window 100 blocks,
-// the thread every cleanup_delay_period (30 s, no random add, no
-// adaptation); production Keeper (40,000/s, 1,728 threads away
+// The cleanup thread's bursts (ReplicatedMergeTreeCleanupThread, 25.x).
+// iterate() first removes the outdated parts: removePartsFromZooKeeper reads
+// whether each one's znode exists (ZooKeeper::exists over them all: against
+// ClickHouse Keeper one MultiRead request, its sub-reads at 774,000/s) and
+// then sends an asyncTryMultiNoThrow per part, all at once, and awaits them.
+// Then clearOldBlocks: one MultiRead of the block ids not yet cached, and an
+// asyncTryRemove per block beyond the window, all at once. One replica, the
+// window 100 blocks, the thread every cleanup_delay_period (30 s, no random
+// add, no adaptation); production Keeper (40,000/s, 1,728 threads away
 // D = 0.172767 s, 1 ms round trip) with a constant service time. The sink
 // inserts at a steady r a second for the 10 minutes of traffic (the run's
-// own figure: its batching sets it). An iteration reads the r x 30.5 s
-// blocks inserted since the last one began (30 s of sleep after the last
-// one's ~0.5 s of bursts) and removes as many. The reads hold the leader
-// k / 40,000 s; the threads pile up behind them (N (1 - e^(-hold / D))) and
-// drain for the 1 ms the last read's answer takes; then the removes go out:
-// all k in flight at once beside that queue, the day's peak.
+// own figure: its batching sets it), a part each, and each part makes 1.3
+// outdated ones (its merges). An iteration lasts ~0.6 s (the parts'
+// removes 1.3 k / 40,000 s, the blocks' k / 40,000 s, the reads and round
+// trips), so it finds the k = r x 30.6 s blocks and parts inserted since
+// the last one began, and P = 1.3 k outdated parts. The parts' MultiRead
+// holds the leader P / 774,000 s; the threads pile up behind it
+// (N (1 - e^(-hold / D))) and drain for the 1 ms its answer takes; then the
+// P removes go out: all in flight at once beside that queue, the day's peak
+// (the block ids' removes later are fewer).
 TEST(KeeperLab, TheCleanupThreadsRemovesAreInFlightAllAtOnceBesideTheThreadsItsReadsHeld) {
   const Lab m("keeper_cleanup_burst_in_flight.json");
   const double r = m["inserts"] / 600;
-  const double k = r * 30.5;
+  const double k = r * 30.6;
+  const double parts = 1.3 * k;
   constexpr double kAway = 0.172767;
-  const double held = 1728 * (1 - std::exp(-k / 40000 / kAway));
+  const double held = 1728 * (1 - std::exp(-parts / 774000 / kAway));
   const double limit = 1728 - 40000 * kAway;
   const double queued = limit + (held - limit) * std::exp(-0.001 / kAway);
-  const double peak = k + (1.0 / 3 + queued) + (1728 - queued) * 0.001 / kAway;
+  const double peak = parts + (1.0 / 3 + queued) + (1728 - queued) * 0.001 / kAway;
   EXPECT_GT(peak, 1728 + 5000);  // far above what the threads alone could hold
   EXPECT_NEAR(m["keeper_peak_in_flight"], peak, 0.02 * peak);
   // One server: its ZooKeeperRequest is everything in flight (no fault's extra client).

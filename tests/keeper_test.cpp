@@ -286,6 +286,44 @@ TEST(Keeper, ABurstHoldsTheLeaderAndIsInFlightUntilItsLastAnswer) {
   EXPECT_GT(k.mean_in_flight(Time::seconds(20)) * 20, 10.3333 * 20 + 8000 * (0.001008 + 0.1) - 1);
 }
 
+TEST(Keeper, AMultiReadIsOneRequestInFlightThatHoldsTheLeaderForItsSubReads) {
+  // zkutil's exists() over 77,400 paths against ClickHouse Keeper: one
+  // MultiRead request. Behind the 1/3 request at the leader (8 us), its
+  // sub-reads at 774,000/s take 100 ms; it is answered whole a round trip
+  // later, one request in flight until then.
+  Keeper k(constant_service(), 1);
+  const Time now = Time::seconds(10);
+  const double calm = k.in_flight(now);
+  const Keeper::BurstAnswer r = k.multi_read(now, 77400, KeeperClient::CLEANUP);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.held, Time::millis(100));
+  EXPECT_EQ(r.done, Time::micros(8) + Time::millis(100) + Time::millis(1));
+  EXPECT_EQ(k.ops(KeeperClient::CLEANUP), 1);
+  EXPECT_NEAR(k.in_flight(now), calm + 1, 1e-6);
+  // 50 ms into its sub-reads: still one request of ours, and the threads
+  // piled up behind it as behind any hold.
+  const Time half = now + Time::micros(8) + Time::millis(50);
+  EXPECT_NEAR(k.in_flight(half), threads_in_flight(1.0 / 3 + held_threads(0.05)) + 1, 1.0);
+  // Answered: only the threads are left.
+  EXPECT_LT(k.in_flight(now + r.done + Time::millis(40)), calm + 0.01);
+
+  // Without the MULTI_READ feature (Apache ZooKeeper): an asyncExists per
+  // path, all in flight at once, at the leader's 40,000/s (1.935 s).
+  KeeperOptions zk = constant_service();
+  zk.multi_read = false;
+  Keeper z(zk, 1);
+  const Keeper::BurstAnswer each = z.multi_read(now, 77400, KeeperClient::CLEANUP);
+  EXPECT_EQ(each.held, Time::micros(1935000));
+  EXPECT_EQ(z.ops(KeeperClient::CLEANUP), 77400);
+  EXPECT_NEAR(z.in_flight(now), calm + 77400, 1e-6);
+
+  // A keeper_backlog at a quarter of the capacity slows the sub-reads alike.
+  Keeper slow(constant_service(), 1);
+  slow.set_degradation(now, 0.25, ExtraClient{});
+  EXPECT_EQ(slow.multi_read(now + Time::seconds(100), 77400, KeeperClient::CLEANUP).held,
+            Time::millis(400));
+}
+
 TEST(Keeper, ARequestSentDuringABurstWaitsForItAndTheThreadsThatCameMeanwhile) {
   // Sent 50 ms into the burst's service: the leader is 150 ms from done;
   // then it serves the 1728 (1 - e^(-0.05 / D)) = 434.3 (434) thread requests

@@ -320,10 +320,17 @@ void ReplicatedTable::handle(const sim::Event& event) {
       }
       return;
     }
+    case kCleanupPartRemoves:
+    case kCleanupBlocks:
     case kCleanupRemove: {
       const Replica& rep = replicas_[index];
-      if (rep.cleanup_active && rep.cleanup_version == version)
-        send_cleanup_removes(static_cast<int>(index));
+      if (!rep.cleanup_active || rep.cleanup_version != version) return;
+      if (event.type == kCleanupPartRemoves) send_part_removes(static_cast<int>(index));
+      if (event.type == kCleanupBlocks) {
+        if (aggregate_) aggregate_->materialize(sim_.now());
+        clear_old_blocks(static_cast<int>(index));
+      }
+      if (event.type == kCleanupRemove) send_cleanup_removes(static_cast<int>(index));
       return;
     }
     case kLateCommit: {

@@ -280,6 +280,10 @@ class ReplicatedTable final : public sim::Component {
     sim::Time last_wakeup_check{};
     std::int64_t blocks_since_run = 0;
     std::int64_t parts_since_run = 0;
+    // The parts inserted before this iteration began; the fraction of an
+    // outdated part the last ones left over.
+    std::int64_t iteration_parts = 0;
+    double outdated_carry = 0;
   };
 
   [[nodiscard]] std::uint32_t allocate();
@@ -306,8 +310,13 @@ class ReplicatedTable final : public sim::Component {
   void plan_quorum(std::uint32_t slot);
   [[nodiscard]] sim::Time fetch_time(int replica);
   [[nodiscard]] bool active(int replica) const;  // its is_active node exists
+  // An iteration's stages (table_cleanup.cpp): the outdated parts' read,
+  // their removes, clearOldLogs and clearOldBlocks' read, the blocks' removes.
   void run_cleanup(int replica);
+  void send_part_removes(int replica);
+  void clear_old_blocks(int replica);
   void send_cleanup_removes(int replica);
+  [[nodiscard]] bool cleanup_can_reach_keeper(sim::Time now);
   // A cleanup burst whose last answer comes after operation_timeout_ms ends the session.
   void time_out_burst(int replica, sim::Time sent, const keeper::Keeper::BurstAnswer& burst);
   void start_cleanup(int replica, sim::Time at);

@@ -1,8 +1,10 @@
 // ReplicatedTable's cleanup threads, one per replica
 // (ReplicatedMergeTreeCleanupThread, 25.x): their schedule (cleanup_schedule.h,
-// the wake-up check), and each iteration's Keeper requests, the stat reads of
-// new block ids and the removes of old ones sent as bursts (keeper.h), which
-// trim the dedup window.
+// the wake-up check), and each iteration's Keeper requests in iterate()'s
+// order: the outdated parts' (one MultiRead of their znodes, then a remove
+// each, sent at once), clearOldLogs', and clearOldBlocks' (a MultiRead of
+// the new block ids, then a remove per old one, sent at once), which trims
+// the dedup window.
 #include <algorithm>
 #include <cmath>
 
@@ -41,6 +43,11 @@ void ReplicatedTable::stop_cleanup(int replica) {
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   rep.cleanup_active = false;
   rep.cleanup_busy = false;
+  // An iteration cut short: its outdated parts stay outdated, grabbed again
+  // by the next one (clearOldPartsAndRemoveFromZK rolls them back).
+  rep.parts_since_run += rep.iteration_parts;
+  rep.iteration_parts = 0;
+  rep.removes_to_send = 0;
   rep.held = sim::Time{};
   rep.held_share = 0;
   ++rep.cleanup_version;
@@ -55,10 +62,63 @@ void ReplicatedTable::run_cleanup(int replica) {
     rep.held_share = static_cast<double>(rep.held.us) / static_cast<double>((now - rep.last_run).us);
   }
   rep.held = sim::Time{};
+  rep.last_run = now;
+  rep.has_run = true;
+  rep.cleanup_busy = true;
+  rep.iteration_parts = rep.parts_since_run;
+  rep.parts_since_run = 0;
+  // iterate() begins with clearOldPartsAndRemoveFromZK, on every replica:
+  // removePartsFromZooKeeper takes the parts grabbed as outdated (merged
+  // away, old_parts_lifetime ago), reads whether each one's znode exists
+  // (ZooKeeper::exists over them all: one MultiRead) and then sends an
+  // asyncTryMultiNoThrow removing each one that does, all at once, and
+  // awaits them (simultaneous_parts_removal_limit 0: no limit). Each
+  // inserted part makes ~1.3 outdated parts (model: merges keep pace with
+  // inserts; the count an iteration removes is the one its inserts make, not
+  // delayed by old_parts_lifetime).
+  const double outdated =
+      static_cast<double>(rep.iteration_parts) * kPartsNumberAmplification + rep.outdated_carry;
+  const auto parts = static_cast<std::int64_t>(std::floor(outdated));
+  rep.outdated_carry = outdated - static_cast<double>(parts);
+  if (parts == 0 || !cleanup_can_reach_keeper(now)) {
+    // Nothing to remove, or its requests fail: on to the rest of the iteration.
+    clear_old_blocks(replica);
+    return;
+  }
+  const keeper::Keeper::BurstAnswer reads =
+      keeper_.multi_read(now, parts, keeper::KeeperClient::CLEANUP, replica);
+  rep.held += reads.held;
+  rep.removes_to_send = parts;
+  sim_.schedule(now + reads.done, id_, kCleanupPartRemoves,
+                pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+  time_out_burst(replica, now, reads);
+}
+
+bool ReplicatedTable::cleanup_can_reach_keeper(sim::Time now) {
+  return keeper_.available(now) &&
+         keeper_.expected_wait(now) <= keeper_.options().operation_timeout;
+}
+
+void ReplicatedTable::send_part_removes(int replica) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
+  const keeper::Keeper::BurstAnswer removes =
+      keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP, replica);
+  rep.removes_to_send = 0;
+  rep.held += removes.held;
+  // The iteration goes on once the last one is answered (or failed).
+  sim_.schedule(now + removes.done, id_, kCleanupBlocks,
+                pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+  time_out_burst(replica, now, removes);
+}
+
+void ReplicatedTable::clear_old_blocks(int replica) {
+  const sim::Time now = sim_.now();
+  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   double points = 0;
   std::int64_t removed = 0;
   sim::Time reads_done{};
-  if (keeper_.available(now) && keeper_.expected_wait(now) <= keeper_.options().operation_timeout) {
+  if (cleanup_can_reach_keeper(now)) {
     // Every replica is a leader (multiple leaders since 20.x), so each one's
     // thread runs clearOldLogs and clearOldBlocks; whichever comes first
     // after new blocks does the removing. The ids leave the dedup window
@@ -76,10 +136,10 @@ void ReplicatedTable::run_cleanup(int replica) {
     keeper_.add_load(now, 2 + (logs > 0 ? 3 + 4 * r : 0), keeper::KeeperClient::CLEANUP, 1,
                      replica);
     // getBlocksSortedByTime: ZooKeeper::exists over the block ids it has not
-    // cached yet (an asyncExists each, sent at once, then awaited); the
-    // removes follow when all are answered (kCleanupRemove).
+    // cached yet (one MultiRead); the removes follow when it is answered
+    // (kCleanupRemove).
     const keeper::Keeper::BurstAnswer reads =
-        keeper_.burst(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP, replica);
+        keeper_.multi_read(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP, replica);
     reads_done = reads.done;
     rep.held += reads.held;
     time_out_burst(replica, now, reads);
@@ -89,23 +149,21 @@ void ReplicatedTable::run_cleanup(int replica) {
     // 1.3, are the parts inserted since the log was last cleared and since
     // this replica last ran (model: merges keep pace with inserts).
     points = (static_cast<double>(removed) / 2.0 + static_cast<double>(logs) +
-              static_cast<double>(rep.parts_since_run)) /
+              static_cast<double>(rep.iteration_parts)) /
              3.0;
   }
   // Otherwise its Keeper requests fail: the iteration throws and counts 0 points.
   rep.blocks_since_run = 0;
-  rep.parts_since_run = 0;
-  rep.last_run = now;
-  rep.has_run = true;
+  rep.iteration_parts = 0;
   // The task sleeps once the iteration is over (BackgroundSchedulePool's
   // scheduleAfter at the end of run()): after its last Keeper answer.
   rep.sleep_after = rep.schedule.after_iteration(points, rep.stream);
   const std::uint32_t arg = pack(static_cast<std::uint32_t>(replica), rep.cleanup_version);
   if (removed > 0) {
     rep.removes_to_send = removed;
-    rep.cleanup_busy = true;
     sim_.schedule(now + reads_done, id_, kCleanupRemove, arg);
   } else {
+    rep.cleanup_busy = false;
     sim_.schedule(now + reads_done + rep.sleep_after, id_, kCleanup, arg);
   }
 }

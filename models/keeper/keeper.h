@@ -124,6 +124,11 @@ class Keeper {
     sim::Time held{};
   };
   BurstAnswer burst(sim::Time now, std::int64_t requests, KeeperClient client, int server = -1);
+  // A read over `paths` paths sent at once (zkutil's vector exists/get):
+  // with options().multi_read one MultiRead request that holds the leader
+  // for its sub-reads and is answered whole; otherwise a burst of one read
+  // per path.
+  BurstAnswer multi_read(sim::Time now, std::int64_t paths, KeeperClient client, int server = -1);
   // A steady stream of requests at `ops_per_s` from now on (a healthy stretch
   // advanced in aggregate): counted, served with the threads' (a new regime).
   // Returns its handle; set_stream() changes its rate (0 stops it).
@@ -233,6 +238,11 @@ class Keeper {
     return in_flight_at(at) + static_cast<double>(own_in_flight_) + bursts_at(at);
   }
   // Bursts (keeper_bursts.cpp).
+  struct Ramp;
+  // Queues `work` for the leader behind what is there now; returns when it begins.
+  sim::Time take_leader(sim::Time now, sim::Time work);
+  // Its requests are in flight until answered along `ramp`.
+  BurstAnswer send_burst(sim::Time now, const Ramp& ramp, sim::Time work);
   [[nodiscard]] bool busy(sim::Time at) const { return at >= busy_from_ && at < busy_until_; }
   // The end of the held span `at` lies in (a stall and a burst after it count
   // as one); `at` itself when the leader is not held.

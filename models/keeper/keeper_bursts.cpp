@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "models/keeper/keeper.h"
+#include "models/keeper/keeper_time.h"
 
 namespace pipesim::keeper {
 
@@ -36,8 +37,35 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
   }
   count(requests, client);
   // The leader's work for them (one service time each, summed).
-  const sim::Time work{
-      static_cast<std::int64_t>(std::llround(service_time_s(requests, burst_stream_) * 1e6))};
+  const sim::Time work = to_time(service_time_s(requests, burst_stream_));
+  const sim::Time from = take_leader(now, work);
+  // Answered at an even pace as the leader serves them.
+  return send_burst(now,
+                    Ramp{from + options_.latency, busy_until_ + options_.latency,
+                         static_cast<double>(requests), server},
+                    work);
+}
+
+Keeper::BurstAnswer Keeper::multi_read(sim::Time now, std::int64_t paths, KeeperClient client,
+                                       int server) {
+  if (!options_.multi_read) return burst(now, paths, client, server);
+  advance(now);
+  if (paths <= 0) return BurstAnswer{true, sim::Time{}};
+  if (!available(now)) {
+    ++failed_requests_;
+    return BurstAnswer{false, options_.latency};
+  }
+  // One request; Keeper does its sub-reads one after another, and answers
+  // them all together.
+  count(1, client);
+  const double per_s = static_cast<double>(options_.multi_read_sub_reads_per_s) * capacity_factor_;
+  const sim::Time work = to_time(static_cast<double>(paths) / per_s);
+  take_leader(now, work);
+  const sim::Time answer = busy_until_ + options_.latency;
+  return send_burst(now, Ramp{answer, answer, 1.0, server}, work);
+}
+
+sim::Time Keeper::take_leader(sim::Time now, sim::Time work) {
   sim::Time from;
   if (busy_until_ > now) {
     // Behind a burst still queued or being served: they follow it (the
@@ -51,15 +79,18 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
     const sim::Time start = held_end(now);
     const double ahead = std::clamp(loop_.mean_at_leader() + shift_at(now), 0.0,
                                     static_cast<double>(loop_.threads()));
-    from = start + sim::Time{static_cast<std::int64_t>(std::llround(ahead / loop_.mu() * 1e6))};
+    from = start + to_time(ahead / loop_.mu());
     busy_from_ = from;
     busy_until_ = from + work;
   }
-  const auto n = static_cast<double>(requests);
-  const Ramp ramp{from + options_.latency, busy_until_ + options_.latency, n, server};
+  return from;
+}
+
+Keeper::BurstAnswer Keeper::send_burst(sim::Time now, const Ramp& ramp, sim::Time work) {
   ramps_.push_back(ramp);
   // Keeper's latency of each: from now until its answer, evenly spread.
-  latency_us_.add_uniform((ramp.first - now).us, (ramp.last - now).us, requests);
+  latency_us_.add_uniform((ramp.first - now).us, (ramp.last - now).us,
+                          static_cast<std::int64_t>(std::llround(ramp.count)));
   drop_answered(now);
   peak_in_flight_ = std::max(peak_in_flight_, all_in_flight_at(now));
   note_server_peaks(now);
