@@ -7,17 +7,20 @@ The load (configs/lab/keeper_cleanup_burst_in_flight.json run for an hour):
 Keeper's production background, 1,728 threads each away D = 0.172767 s
 between requests (tools/keeper_mva.py), a constant service time of 25 us
 (40,000/s) and a 1 ms round trip; this pipeline's inserts (2 requests each)
-and merges as a steady stream; and every ~30 s the cleanup thread's two
-bursts: a read of every block id inserted since its last iteration, sent at
-once, and when the last read is answered a remove of as many, sent at once.
+and merges as a steady stream; and every ~30 s the cleanup thread's
+iteration, each stage sent when the last answer of the one before arrives:
+one MultiRead of the outdated parts' znodes (1.3 per part inserted since its
+last iteration; sub-reads at 774,000/s), a remove of each, sent at once; one
+MultiRead of the block ids inserted since, a remove of each, sent at once.
 
 The calculation:
 - calm: exact mean value analysis (MVA) of the threads, their away time
   shortened so that they also carry this pipeline's steady stream;
 - one cleanup iteration: a first-come-first-served fluid queue stepped
-  every 5 us, in which the threads come back at (N - F) / D (F: theirs
-  queued or in service), each burst joins the queue whole, and the leader
-  serves 40,000 a second from the head; it gives every request's time in
+  every 20 us, in which the threads come back at (N - F) / D (F: theirs
+  queued or in service), each stage joins the queue whole, and the leader
+  works from the head (40,000 requests a second, a MultiRead its sub-reads'
+  time); it gives every request's time in
   Keeper and everything in flight until the queue is calm again;
 - the run: calm everywhere, plus one iteration's excess every period
   (30 s of sleep after the iteration's last answer).
@@ -40,6 +43,8 @@ SLEEP = 30.0  # cleanup_delay_period: the thread sleeps this long after an itera
 TRAFFIC_S = 3600.0
 DRAIN_S = 60.0
 STEP = 2e-5
+SUB_READ_S = 1 / 774000.0  # a MultiRead's sub-read (KeeperStorage's get, ClickHouse PR #103081)
+PARTS_PER_INSERT = 1.3  # outdated parts an inserted part makes (its merges)
 
 
 def away_for(throughput):
@@ -54,58 +59,75 @@ def away_for(throughput):
 
 
 def iteration(k, away):
-    """One cleanup iteration, from its reads' sending until the queue is calm
-    again (the fluid's calm: nothing queued).
+    """One cleanup iteration, from its first read's sending until the queue is
+    calm again (the fluid's calm: nothing queued). Its stages, each sent when
+    the previous one's last answer arrives: a MultiRead of the P = 1.3 k
+    outdated parts' znodes, their P removes, a MultiRead of the k new block
+    ids, their k removes.
 
     Returns (the request-seconds in flight above calm, its length, the most
     in flight above calm, [(latency s, requests)] of every request it served,
     how many of those were the threads')."""
     lat_steps = round(LAT / STEP)
     calm = N * LAT / away  # the fluid's calm: nothing queued, the round trips
-    queue = deque([["reads", float(k), 0.0]])
+    parts = PARTS_PER_INSERT * k
+    # (requests in flight, the leader's seconds for them): a MultiRead is one
+    # request whose sub-reads take SUB_READ_S each; a burst is one request each.
+    stages = [(1.0, parts * SUB_READ_S), (parts, parts / MU), (1.0, k * SUB_READ_S), (k, k / MU)]
+    # Queue entries: [kind, leader seconds left, time sent, stage index]
+    queue = deque()
     served = []
-    bursts_done = []  # the bursts' requests served by the end of each step
-    done_so_far = 0.0
-    sent = float(k)
-    removes_at = None
+    answered_by_step = []  # the stages' requests answered by the end of each step (before the round trip)
+    answered = 0.0
+    sent = 0.0
+    stage = 0
+    next_send = 0.0
     excess = peak = threads_served = 0.0
     t = 0.0
     i = 0
     while True:
-        if removes_at is not None and sent <= k and t >= removes_at - 1e-12:
-            # The last read is answered: the removes go out, all at once.
-            queue.append(["removes", float(k), t])
-            sent += k
-        f = sum(e[1] for e in queue if e[0] == "threads")
-        answered = bursts_done[i - lat_steps] if i >= lat_steps else 0.0
-        in_flight = f + (N - f) * LAT / away + (sent - answered)
+        if stage < len(stages) and next_send is not None and t >= next_send - 1e-12:
+            requests, work = stages[stage]
+            queue.append(["stage", work, t, stage])
+            sent += requests
+            stage += 1
+            next_send = None
+        f = sum(e[1] for e in queue if e[0] == "threads") * MU
+        back = answered_by_step[i - lat_steps] if i >= lat_steps else 0.0
+        in_flight = f + (N - f) * LAT / away + (sent - back)
         excess += (in_flight - calm) * STEP
         peak = max(peak, in_flight - calm)
-        if sent > k and sent - answered <= 1e-6 and f <= 1e-6:
+        if stage == len(stages) and sent - back <= 1e-6 and f <= 1e-6:
             return excess, t, peak, served, threads_served
         # The threads away come back at (N - F) / D.
         arrivals = (N - f) / away * STEP
         if queue and queue[-1][0] == "threads" and t - queue[-1][2] < 1e-4:
-            queue[-1][1] += arrivals
+            queue[-1][1] += arrivals / MU
         else:
-            queue.append(["threads", arrivals, t])
-        # The leader serves MU x STEP from the head; each is answered a round trip later.
-        work = MU * STEP
-        while work > 1e-12 and queue:
+            queue.append(["threads", arrivals / MU, t, -1])
+        # The leader works STEP seconds from the head; each is answered a round trip later.
+        work = STEP
+        while work > 1e-15 and queue:
             head = queue[0]
             part = min(work, head[1])
             head[1] -= part
             work -= part
-            served.append((t + STEP - head[2] + LAT, part))
             if head[0] == "threads":
-                threads_served += part
+                served.append((t + STEP - head[2] + LAT, part * MU))
+                threads_served += part * MU
             else:
-                done_so_far += part
-            if head[0] == "reads" and head[1] <= 1e-9:
-                removes_at = t + STEP + LAT
-            if head[1] <= 1e-9:
+                requests, total = stages[head[3]]
+                if requests > 1:  # a burst: its requests are answered as they are served
+                    served.append((t + STEP - head[2] + LAT, part * MU))
+                    answered += part * MU
+            if head[1] <= 1e-15:
+                if head[0] == "stage":
+                    if stages[head[3]][0] == 1.0:  # the MultiRead is answered whole
+                        served.append((t + STEP - head[2] + LAT, 1.0))
+                        answered += 1.0
+                    next_send = t + STEP + LAT
                 queue.popleft()
-        bursts_done.append(done_so_far)
+        answered_by_step.append(answered)
         t += STEP
         i += 1
 
@@ -155,8 +177,8 @@ def main():
         ("Keeper latency p50 (ms)", quantile(0.5) * 1000, m["keeper_latency_p50_ms"], 3),
         ("Keeper latency p99 (ms)", quantile(0.99) * 1000, m["keeper_latency_p99_ms"], 1),
     ]
-    print(f"Insert rate {r:,.1f}/s; a cleanup iteration every {period:.2f} s reads and removes {k:,.0f} "
-          f"block ids; calm: {calm_in_flight:.2f} in flight, {calm_latency * 1000:.3f} ms a request.")
+    print(f"Insert rate {r:,.1f}/s; a cleanup iteration every {period:.2f} s removes {PARTS_PER_INSERT * k:,.0f} "
+          f"outdated parts and {k:,.0f} block ids; calm: {calm_in_flight:.2f} in flight, {calm_latency * 1000:.3f} ms a request.")
     print()
     print("| figure | closed loop + bursts, calculated | pipesim |")
     print("|---|---|---|")

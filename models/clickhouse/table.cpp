@@ -343,12 +343,13 @@ void ReplicatedTable::handle(const sim::Event& event) {
     case kWakeCheck:
       // Commits call the background scheduler's wake-up check all the time;
       // aggregated inserts commit none, so it runs here at its own pace.
+      if (version != wake_check_version_) return;  // superseded
       wake_check_pending_ = false;
       if (aggregate_rate_ <= 0) return;
       if (aggregate_) aggregate_->materialize(sim_.now());
       maybe_wake_cleanup();
       wake_check_pending_ = true;
-      sim_.schedule(next_wake_check(), id_, kWakeCheck);
+      sim_.schedule(next_wake_check(), id_, kWakeCheck, pack(0, wake_check_version_));
       return;
     default:
       break;

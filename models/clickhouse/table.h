@@ -275,7 +275,8 @@ class ReplicatedTable final : public sim::Component {
     // Its bursts' hold on Keeper's leader: this iteration's; the last one's share of its time.
     sim::Time held{};
     double held_share = 0;
-    sim::Time last_run{};
+    sim::Time iteration_start{};
+    sim::Time last_run{};  // the last iteration's end (prev_cleanup_timestamp_ms)
     bool has_run = false;
     sim::Time last_wakeup_check{};
     std::int64_t blocks_since_run = 0;
@@ -317,6 +318,7 @@ class ReplicatedTable final : public sim::Component {
   void clear_old_blocks(int replica);
   void send_cleanup_removes(int replica);
   [[nodiscard]] bool cleanup_can_reach_keeper(sim::Time now);
+  void end_iteration(Replica& rep, sim::Time last_answer);
   // A cleanup burst whose last answer comes after operation_timeout_ms ends the session.
   void time_out_burst(int replica, sim::Time sent, const keeper::Keeper::BurstAnswer& burst);
   void start_cleanup(int replica, sim::Time at);
@@ -382,6 +384,7 @@ class ReplicatedTable final : public sim::Component {
   int keeper_replication_stream_ = -1;
   int keeper_map_stream_ = -1;
   bool wake_check_pending_ = false;
+  std::uint16_t wake_check_version_ = 0;  // a newer kWakeCheck supersedes the pending one
   const std::array<std::int64_t, 1000>* pending_latency_profile_ = nullptr;
   std::int64_t pending_latency_count_ = 0;
   MergeTreeParts parts_;

@@ -132,7 +132,7 @@ void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map
   if (inserts_per_s > 0 && !wake_check_pending_ &&
       options_.cleanup_thread_preferred_points_per_iteration > 0) {
     wake_check_pending_ = true;
-    sim_.schedule_in(wake_check_every(), id_, kWakeCheck);
+    sim_.schedule_in(wake_check_every(), id_, kWakeCheck, pack(0, wake_check_version_));
   }
 }
 

@@ -58,12 +58,12 @@ void ReplicatedTable::run_cleanup(int replica) {
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
   ++counters_.cleanup_runs;
   // The last iteration's hold over the time from its start to this one's.
-  if (rep.has_run && now > rep.last_run) {
-    rep.held_share = static_cast<double>(rep.held.us) / static_cast<double>((now - rep.last_run).us);
+  if (rep.has_run && now > rep.iteration_start) {
+    rep.held_share =
+        static_cast<double>(rep.held.us) / static_cast<double>((now - rep.iteration_start).us);
   }
   rep.held = sim::Time{};
-  rep.last_run = now;
-  rep.has_run = true;
+  rep.iteration_start = now;
   rep.cleanup_busy = true;
   rep.iteration_parts = rep.parts_since_run;
   rep.parts_since_run = 0;
@@ -163,7 +163,7 @@ void ReplicatedTable::clear_old_blocks(int replica) {
     rep.removes_to_send = removed;
     sim_.schedule(now + reads_done, id_, kCleanupRemove, arg);
   } else {
-    rep.cleanup_busy = false;
+    end_iteration(rep, now + reads_done);
     sim_.schedule(now + reads_done + rep.sleep_after, id_, kCleanup, arg);
   }
 }
@@ -177,11 +177,28 @@ void ReplicatedTable::send_cleanup_removes(int replica) {
   const keeper::Keeper::BurstAnswer removes =
       keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP, replica);
   rep.removes_to_send = 0;
-  rep.cleanup_busy = false;
   rep.held += removes.held;
+  end_iteration(rep, now + removes.done);
   sim_.schedule(now + removes.done + rep.sleep_after, id_, kCleanup,
                 pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
   time_out_burst(replica, now, removes);
+}
+
+void ReplicatedTable::end_iteration(Replica& rep, sim::Time last_answer) {
+  // run() stores prev_cleanup_timestamp_ms once iterate() has returned: the
+  // wake-up check's cleanup_delay_period counts from the iteration's end.
+  rep.cleanup_busy = false;
+  rep.last_run = last_answer;
+  rep.has_run = true;
+  // Commits call the wake-up check all the time, so this replica's is
+  // checked again at once (its timer restarts then if due); aggregated
+  // inserts commit none: their pending check comes earlier instead of at
+  // the other replicas' pace (else every replica's timer would restart at
+  // the same check, and their bursts would come together every time).
+  if (wake_check_pending_) {
+    ++wake_check_version_;
+    sim_.schedule(next_wake_check(), id_, kWakeCheck, pack(0, wake_check_version_));
+  }
 }
 
 void ReplicatedTable::time_out_burst(int replica, sim::Time sent,
