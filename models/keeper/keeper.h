@@ -54,6 +54,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -141,6 +142,13 @@ class Keeper {
   [[nodiscard]] sim::Time expected_chain_time(sim::Time now, std::int64_t requests);
   // The mean time of one request now, leaving out a hold under way.
   [[nodiscard]] sim::Time unheld_request_time(sim::Time now);
+  // The mean time of one request in the regime's stationary state: no hold,
+  // no transient (what a stretch advanced in aggregate is priced with; the
+  // bursts' holds are priced apart, by the share of time they hold the leader).
+  [[nodiscard]] sim::Time regime_request_time() const {
+    return options_.latency + sim::Time{static_cast<std::int64_t>(
+                                  std::llround((loop_.mean_at_leader() + 1) / loop_.mu() * 1e6))};
+  }
   // The mean wait before a request is served now.
   [[nodiscard]] sim::Time expected_wait(sim::Time now);
 

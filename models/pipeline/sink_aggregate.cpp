@@ -63,7 +63,10 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
 }
 
 sim::Time SinkAggregate::keeper_request_time() const {
-  return parts_.keeper.unheld_request_time(sim_.now());
+  // The regime's, not the instant's: materialized in the middle of a cleanup
+  // iteration (its bursts' threads still queued), the instant's would price
+  // the whole stretch with that transient, which the held share prices already.
+  return parts_.keeper.regime_request_time();
 }
 
 double SinkAggregate::inserts_per_s(const connect::SteadyCycle& s) const {
