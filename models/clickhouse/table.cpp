@@ -367,7 +367,9 @@ void ReplicatedTable::handle(const sim::Event& event) {
     return;
   }
   if (event.type == kThreadsTimeout) {
-    if (version == keeper_watch_) expire_every_session();
+    if (version != keeper_watch_) return;
+    threads_expiry_ = sim::Time::max();  // spent: the sessions it ends re-arm the watch afresh
+    expire_every_session();
     return;
   }
   if (event.type == kKeeperBack) {

@@ -184,7 +184,9 @@ class ReplicatedTable final : public sim::Component {
   void keeper_election(sim::Time until, double commit_applied);
   // Keeper's regime changed (a backlog began or ended): when the threads'
   // requests will outwait operation_timeout_ms and end every session.
-  void watch_keeper();
+  // `pending_stand`: the change serves nothing queued sooner (a session
+  // ended or came back), so an earlier deadline still under way stands.
+  void watch_keeper(bool pending_stand = false);
   // keeper_stall: Keeper answers nothing until `until` (table_sessions.cpp).
   void keeper_stall(sim::Time until);
   // Replica-seconds read-only (a lost Keeper session) up to `now`.

@@ -209,7 +209,9 @@ void ReplicatedTable::time_out_burst(int replica, sim::Time sent,
   // table read-only, the cleanup thread stopped until the restart).
   const sim::Time limit = keeper_.options().operation_timeout;
   if (burst.ok && burst.done > limit) operation_timeout(replica, sent + limit);
-  watch_keeper();  // the threads' requests behind it may outwait it too
+  // The threads' requests behind it may outwait it too; it serves nothing
+  // queued sooner, so an earlier deadline stands.
+  watch_keeper(/*pending_stand=*/true);
 }
 
 double ReplicatedTable::cleanup_held_share() const {

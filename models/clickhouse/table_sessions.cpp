@@ -92,16 +92,22 @@ void ReplicatedTable::sessions_changed() {
   std::vector<bool> has_session;
   for (const Replica& r : replicas_) has_session.push_back(!r.down && !r.read_only);
   keeper_.set_sessions(sim_.now(), has_session);
-  watch_keeper();
+  // Who sends changed, not how fast Keeper serves: no request already
+  // queued is answered sooner (FCFS), so one that was to outwait the
+  // operation timeout still does (the burst's own server may end its session
+  // a moment before the other servers' requests behind that burst time out).
+  watch_keeper(/*pending_stand=*/true);
 }
 
-void ReplicatedTable::watch_keeper() {
+void ReplicatedTable::watch_keeper(bool pending_stand) {
   // Every server's threads wait in the same queue: when one's request
   // outwaits operation_timeout_ms, ZooKeeperImpl finalizes every server's
   // session (each has such a request pending then). Watched anew whenever
   // the regime changes; an older watch's event is ignored.
   ++keeper_watch_;
-  const sim::Time at = keeper_.threads_time_out_at(sim_.now());
+  const sim::Time now = sim_.now();
+  sim::Time at = keeper_.threads_time_out_at(now);
+  if (pending_stand && threads_expiry_ >= now) at = std::min(at, threads_expiry_);
   threads_expiry_ = at;
   if (at != sim::Time::max()) sim_.schedule(at, id_, kThreadsTimeout, pack(0, keeper_watch_));
 }
