@@ -55,9 +55,10 @@ BEHAVIOUR = {
     "keeper_stall_commit_multi_applies_late": "Keeper stalls while an insert's commit multi is queued: the "
                                               "sessions end, the multi is applied at the stall's end, and the "
                                               "insert's retry finds its part (one request, not three)",
-    "keeper_cleanup_burst_in_flight": "one replica's cleanup thread at ~310 inserts/s: every 30 s it reads the "
-                                      "stat of ~9,500 new block ids at once, then removes as many at once: the "
-                                      "removes are all in flight beside the threads its reads held (~10,800)",
+    "keeper_cleanup_burst_in_flight": "one replica's cleanup thread at ~310 inserts/s: every 30 s one MultiRead "
+                                      "of its ~12,400 outdated parts' znodes, then a remove each, all at once, "
+                                      "in flight beside the threads the read held (~12,500); then its ~9,500 "
+                                      "new block ids' alike",
     "keeper_stall_inserts_outlive_the_socket_timeout": "a 40 s keeper_stall: handshakes time out three times, "
                                                        "the insert commits 42.6 s after its put, the client "
                                                        "timed out and the redelivery is a dedup hit",
