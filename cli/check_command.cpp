@@ -3,7 +3,10 @@
 // holds when the one-sided bound at that confidence is inside the limit,
 // fails when the opposite bound is outside, and is undecided otherwise
 // (with --seeds auto, seeds are doubled until every decision is clear or
-// --max-seeds is reached; still undecided then counts as a failure).
+// --max-seeds is reached; still undecided then counts as a failure). A
+// sample that cannot give a bound (one seed, fewer than 3 episodes of a
+// ratio, no spread) is never a PASS.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -41,7 +44,20 @@ enum class Verdict { PASS, FAIL, UNDECIDED };
 struct Decision {
   Verdict verdict;
   pipeline::Estimate estimate;
+  std::string reason;  // why a bound that looks inside the limit is not a PASS
 };
+
+// A bound needs a sample that can give one: a mean needs two seeds, a ratio
+// per episode three episodes, and any interval some width (a zero-width one
+// is a sample without spread, not certainty). Counts seen nowhere still get
+// a width (estimates.cpp: the exact Poisson bound).
+std::string cannot_bound(const pipeline::Estimate& e, std::size_t seeds) {
+  if (seeds < 2) return "one seed gives no interval";
+  if (e.method == "ratio" && e.trials < 3)
+    return sim::format_number(e.trials) + " episode(s) give no interval: it takes 3";
+  if (!(e.hi > e.lo)) return "no spread over the seeds gives no interval";
+  return "";
+}
 
 // One-sided bounds at confidence c are the two-sided bounds at 2c - 1.
 Decision decide(const pipeline::Expectation& x, const std::vector<sim::Metrics>& runs, double days,
@@ -56,7 +72,10 @@ Decision decide(const pipeline::Expectation& x, const std::vector<sim::Metrics>&
     pass = pass && e.lo >= *x.min;
     fail = fail || e.hi < *x.min;
   }
-  return {fail ? Verdict::FAIL : (pass ? Verdict::PASS : Verdict::UNDECIDED), e};
+  if (fail) return {Verdict::FAIL, e, ""};
+  std::string reason = cannot_bound(e, runs.size());
+  if (pass && reason.empty()) return {Verdict::PASS, e, ""};
+  return {Verdict::UNDECIDED, e, std::move(reason)};
 }
 
 int execute(const CheckArgs& args) {
@@ -74,7 +93,7 @@ int execute(const CheckArgs& args) {
   const bool automatic = args.seeds == "auto";
   std::uint64_t target = 0;
   if (automatic) {
-    target = 20;
+    target = std::min<std::uint64_t>(20, static_cast<std::uint64_t>(args.max_seeds));
   } else if (!args.seeds.empty()) {
     try {
       target = std::stoull(args.seeds);
@@ -133,6 +152,7 @@ int execute(const CheckArgs& args) {
                                     {"confidence", x.confidence}, {"seeds", runs.size()}};
       if (x.max) one["max"] = *x.max;
       if (x.min) one["min"] = *x.min;
+      if (!d.reason.empty()) one["reason"] = d.reason;
       checked.push_back(one);
       continue;
     }
@@ -147,7 +167,10 @@ int execute(const CheckArgs& args) {
     if (!tilt.empty())
       std::cout << " (importance " << sim::format_tilt(tilt) << ", effective sample size "
                 << sim::format_number(sim::effective_sample_size(weights)) << ")";
-    if (d.verdict == Verdict::UNDECIDED) std::cout << " (not statistically clear: counts as a failure)";
+    if (d.verdict == Verdict::UNDECIDED) {
+      std::cout << " (" << (d.reason.empty() ? "not statistically clear" : d.reason)
+                << ": counts as a failure)";
+    }
     std::cout << "\n";
   }
   if (args.format == "json") {

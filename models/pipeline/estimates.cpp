@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "models/pipeline/metrics.h"
+#include "sim/experiment/count_interval.h"
 #include "sim/experiment/statistics.h"
 
 namespace pipesim::pipeline {
@@ -25,10 +27,19 @@ double sum(const std::vector<double>& v) {
   return s;
 }
 
+// A mean over seeds. Counts (every seed's value a non-negative integer, no
+// importance weights) take the hull of the Student-t and the exact Poisson
+// interval of the total (sim/experiment/count_interval.h): all-zero counts
+// do not prove a zero mean.
 Estimate scaled_mean(const std::vector<double>& values, const std::string& name, double scale,
-                     double confidence) {
+                     double confidence, bool may_be_counts) {
   const sim::SummaryStats s = sim::summarize(values, confidence);
-  return Estimate{name, s.mean * scale, s.ci_lo * scale, s.ci_hi * scale, "mean", 0, 0};
+  double lo = s.ci_lo;
+  double hi = s.ci_hi;
+  if (may_be_counts && values.size() >= 2 && sim::is_count_sample(values)) {
+    std::tie(lo, hi) = sim::count_mean_interval(values, confidence);
+  }
+  return Estimate{name, s.mean * scale, lo * scale, hi * scale, "mean", 0, 0};
 }
 
 Estimate ratio(const std::vector<double>& num, const std::vector<double>& den,
@@ -61,7 +72,8 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
   const auto column = [&](const std::string& metric) {
     return weighted(metric_column(runs, metric), weights);
   };
-  if (is_metric(name)) return scaled_mean(column(name), name, 1.0, confidence);
+  const bool unweighted = weights == nullptr;
+  if (is_metric(name)) return scaled_mean(column(name), name, 1.0, confidence, unweighted);
   for (const char* end : {"state_mismatch", "state_contains", "error_state", "stopped"}) {
     for (const char* kind : {"crash", "rebalance"}) {
       if (name != std::string(end) + "_per_" + kind) continue;
@@ -96,7 +108,8 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     if (!is_metric(base)) return std::nullopt;
     std::vector<double> any = metric_column(runs, base);
     for (double& x : any) x = x > 0 ? 1.0 : 0.0;
-    if (weights != nullptr) return scaled_mean(weighted(any, weights), name, 1.0, confidence);
+    if (weights != nullptr)
+      return scaled_mean(weighted(any, weights), name, 1.0, confidence, false);
     const double x = sum(any);
     const auto n = static_cast<double>(any.size());
     const auto [lo, hi] = sim::wilson_interval(x, n, confidence);
@@ -108,7 +121,7 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     if (!ends_with(name, suffix)) continue;
     const std::string base = name.substr(0, name.size() - suffix.size());
     if (!is_metric(base) || days <= 0) return std::nullopt;
-    return scaled_mean(column(base), name, factor / days, confidence);
+    return scaled_mean(column(base), name, factor / days, confidence, unweighted);
   }
   const std::vector<std::pair<std::string, std::string>> per_unit = {
       {"_per_million", "records_produced"},

@@ -1,5 +1,6 @@
 // Answers users ask for directly, estimated over seeds (docs/model.md §1, §6):
-//   <metric>                 mean per run, Student-t interval
+//   <metric>                 mean per run, Student-t interval (for counts, its hull with the
+//                            exact Poisson interval of the total: sim/experiment/count_interval.h)
 //   <metric>_per_day         per simulated day of run.duration (also _per_month: 30 days)
 //   <metric>_per_million     per million records produced (ratio, bootstrap interval)
 //   <metric>_per_crash       per worker crash (ratio, bootstrap); _per_rebalance likewise

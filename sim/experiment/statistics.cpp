@@ -147,7 +147,10 @@ std::pair<double, double> wilson_interval(double successes, double trials, doubl
   const double z2n = z * z / trials;
   const double center = (p + z2n / 2.0) / (1.0 + z2n);
   const double half = z * std::sqrt(p * (1 - p) / trials + z2n / (4.0 * trials)) / (1.0 + z2n);
-  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+  // None seen (all seen): the bound is exactly 0 (1), not rounding's 1e-17.
+  const double lo = successes <= 0 ? 0.0 : std::max(0.0, center - half);
+  const double hi = successes >= trials ? 1.0 : std::min(1.0, center + half);
+  return {lo, hi};
 }
 
 std::pair<double, double> ratio_interval(const std::vector<double>& numerators,
