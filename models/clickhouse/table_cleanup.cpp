@@ -65,6 +65,12 @@ void ReplicatedTable::run_cleanup(int replica) {
   rep.held = sim::Time{};
   rep.iteration_start = now;
   rep.cleanup_busy = true;
+  if (!cleanup_can_reach_keeper(now)) {
+    // removePartsFromZooKeeper throws: the parts stay outdated for the next
+    // iteration, and this one counts 0 points.
+    clear_old_blocks(replica);
+    return;
+  }
   rep.iteration_parts = rep.parts_since_run;
   rep.parts_since_run = 0;
   // iterate() begins with clearOldPartsAndRemoveFromZK, on every replica:
@@ -80,9 +86,8 @@ void ReplicatedTable::run_cleanup(int replica) {
       static_cast<double>(rep.iteration_parts) * kPartsNumberAmplification + rep.outdated_carry;
   const auto parts = static_cast<std::int64_t>(std::floor(outdated));
   rep.outdated_carry = outdated - static_cast<double>(parts);
-  if (parts == 0 || !cleanup_can_reach_keeper(now)) {
-    // Nothing to remove, or its requests fail: on to the rest of the iteration.
-    clear_old_blocks(replica);
+  if (parts == 0) {
+    clear_old_blocks(replica);  // nothing to remove: on to the rest of the iteration
     return;
   }
   const keeper::Keeper::BurstAnswer reads =
@@ -142,6 +147,7 @@ void ReplicatedTable::clear_old_blocks(int replica) {
         keeper_.multi_read(now, rep.blocks_since_run, keeper::KeeperClient::CLEANUP, replica);
     reads_done = reads.done;
     rep.held += reads.held;
+    rep.blocks_since_run = 0;
     time_out_burst(replica, now, reads);
     // iterate(): points = (blocks / 2 + (log entries + outdated parts) / 1.3) / 3.
     // Each inserted part makes ~1.3 log entries and ~1.3 outdated parts (its
@@ -152,8 +158,8 @@ void ReplicatedTable::clear_old_blocks(int replica) {
               static_cast<double>(rep.iteration_parts)) /
              3.0;
   }
-  // Otherwise its Keeper requests fail: the iteration throws and counts 0 points.
-  rep.blocks_since_run = 0;
+  // Otherwise its Keeper requests fail: the iteration throws and counts 0
+  // points, and the block ids stay uncached for the next one to read.
   rep.iteration_parts = 0;
   // The task sleeps once the iteration is over (BackgroundSchedulePool's
   // scheduleAfter at the end of run()): after its last Keeper answer.
