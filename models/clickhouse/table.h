@@ -319,6 +319,10 @@ class ReplicatedTable final : public sim::Component {
   void send_part_removes(int replica);
   void clear_old_blocks(int replica);
   void send_cleanup_removes(int replica);
+  // Sends the removes_to_send as one burst; `next(rep, last_answer)` gives
+  // when and which stage follows.
+  template <class Next>
+  void send_removes(int replica, Next next);
   [[nodiscard]] bool cleanup_can_reach_keeper(sim::Time now);
   void end_iteration(Replica& rep, sim::Time last_answer);
   // A cleanup burst whose last answer comes after operation_timeout_ms ends the session.

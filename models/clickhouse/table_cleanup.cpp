@@ -105,16 +105,10 @@ bool ReplicatedTable::cleanup_can_reach_keeper(sim::Time now) {
 }
 
 void ReplicatedTable::send_part_removes(int replica) {
-  const sim::Time now = sim_.now();
-  Replica& rep = replicas_[static_cast<std::size_t>(replica)];
-  const keeper::Keeper::BurstAnswer removes =
-      keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP, replica);
-  rep.removes_to_send = 0;
-  rep.held += removes.held;
   // The iteration goes on once the last one is answered (or failed).
-  sim_.schedule(now + removes.done, id_, kCleanupBlocks,
-                pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
-  time_out_burst(replica, now, removes);
+  send_removes(replica, [&](Replica&, sim::Time last_answer) {
+    return std::pair{last_answer, kCleanupBlocks};
+  });
 }
 
 void ReplicatedTable::clear_old_blocks(int replica) {
@@ -175,18 +169,26 @@ void ReplicatedTable::clear_old_blocks(int replica) {
 }
 
 void ReplicatedTable::send_cleanup_removes(int replica) {
+  // clearOldBlocks: an asyncTryRemove per outdated block id; the task sleeps
+  // after the last answer.
+  send_removes(replica, [&](Replica& rep, sim::Time last_answer) {
+    end_iteration(rep, last_answer);
+    return std::pair{last_answer + rep.sleep_after, kCleanup};
+  });
+}
+
+template <class Next>
+void ReplicatedTable::send_removes(int replica, Next next) {
   const sim::Time now = sim_.now();
   Replica& rep = replicas_[static_cast<std::size_t>(replica)];
-  // clearOldBlocks: an asyncTryRemove per outdated block id, all sent at
-  // once, then each future awaited; without a leader they fail at once and
-  // the iteration ends.
+  // A remove each, all sent at once, then each future awaited; without a
+  // leader they fail at once.
   const keeper::Keeper::BurstAnswer removes =
       keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP, replica);
   rep.removes_to_send = 0;
   rep.held += removes.held;
-  end_iteration(rep, now + removes.done);
-  sim_.schedule(now + removes.done + rep.sleep_after, id_, kCleanup,
-                pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
+  const auto [at, event] = next(rep, now + removes.done);
+  sim_.schedule(at, id_, event, pack(static_cast<std::uint32_t>(replica), rep.cleanup_version));
   time_out_burst(replica, now, removes);
 }
 
