@@ -68,7 +68,8 @@ ClickHouseOptions deterministic_table() {
 
 keeper::KeeperOptions deterministic_keeper() {
   keeper::KeeperOptions k;
-  k.latency = Time::millis(1);
+  k.latency = Time::millis(1);  // reads and writes alike
+  k.commit_latency = Time{};
   k.capacity_ops_per_s = 100000000;  // service 0.01 us: rounds to 0
   k.background_ops_per_s = 0;
   return k;
@@ -120,6 +121,21 @@ TEST(ReplicatedTable, AnInsertWritesAPartAndTheSameTokenAgainIsADedupHit) {
   EXPECT_EQ(h.duplicate_rows(), 0);
   // Two Keeper requests per insert (allocateBlockNumber, commit multi).
   EXPECT_EQ(h.keeper.ops(keeper::KeeperClient::INSERTS), 4);
+}
+
+TEST(ReplicatedTable, AnInsertsTwoKeeperWritesEachWaitForTheirRaftCommit) {
+  // allocateBlockNumber and the commit multi are writes: with a 1.4 ms Raft
+  // commit each, 12 ms + 2 x 1.4 ms; the dedup hit's two (the failed
+  // multis) too.
+  keeper::KeeperOptions k = deterministic_keeper();
+  k.commit_latency = Time::micros(1400);
+  Harness h(deterministic_table(), 1, k);
+  h.insert_at(Time{0}, 0, 499);
+  h.insert_at(Time::seconds(1), 0, 499);
+  h.sim.run_until(Time::seconds(10));
+  ASSERT_EQ(h.client->answers.size(), 2u);
+  EXPECT_EQ(h.client->answers[0], Answer(Time::micros(14800), QueryStatus::OK));
+  EXPECT_EQ(h.client->answers[1], Answer(Time::micros(1014800), QueryStatus::DEDUPLICATED));
 }
 
 TEST(ReplicatedTable, WithAWindowOfZeroTheSameTokenIsWrittenAgain) {

@@ -148,8 +148,11 @@ TEST(ConfigBaseline, EmptyConfigIsTheProductionBaseline) {
   EXPECT_EQ(c.clickhouse.engine, "ReplacingMergeTree");
   EXPECT_EQ(c.clickhouse.insert_quorum, 0);
 
-  // Keeper ~1 ms when healthy.
-  EXPECT_EQ(c.keeper.latency, Time::millis(1));
+  // Keeper healthy: a read's round trip 0.3 ms, a write's Raft commit 1.4 ms
+  // more, a third of the background's requests writes.
+  EXPECT_EQ(c.keeper.latency, Time::micros(300));
+  EXPECT_EQ(c.keeper.commit_latency, Time::micros(1400));
+  EXPECT_DOUBLE_EQ(c.keeper.background_write_share, 1.0 / 3.0);
 
   // Run section of docs/model.md §9.
   EXPECT_EQ(c.run.duration, Time::days(1));

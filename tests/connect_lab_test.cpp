@@ -133,12 +133,13 @@ TEST(ConnectLab, UnknownInsertThenSmallerPollsWithoutDlqIsLostWithOffsetsCommitt
 // The same State CONTAINS with errors.tolerance=none (the default), the
 // operator restarting a FAILED task after exactly 5 min, runs of 30 min +
 // 10 min drain. The new instance's first put ([3000,3199], CONTAINS) fails
-// at 100.491 s (the cancelled put ended at 99.988 s, the rebalance is done
-// 0.5 s later, the state read 3 ms after that).
+// at 100.4903 s (the cancelled put ended at 99.988 s, the rebalance is done
+// 0.5 s later, the state read 2.3 ms after that: its Keeper read is a round
+// trip of 0.3 ms and (1/3 + 1) x 25 us at the leader).
 
 TEST(ConnectLab, StateContainsWithoutToleranceFailsTheTaskAtEveryRestart) {
   // Every restart reads from the committed 3000 with max.poll.records 200
-  // and fails 0.503 s later: failures at 100.491 + 300.503 k s for k = 0..7
+  // and fails 0.5023 s later: failures at 100.4903 + 300.5023 k s for k = 0..7
   // (k = 8 would be past 2400 s). Nothing is lost: the records wait in Kafka.
   const Lab m("state_contains_fails_the_task.json");
   EXPECT_EQ(m["task_failures"], 8);
@@ -147,10 +148,10 @@ TEST(ConnectLab, StateContainsWithoutToleranceFailsTheTaskAtEveryRestart) {
   EXPECT_EQ(m["pending_records"], 90000 - 3000);
   EXPECT_EQ(m["lost_records"], 0);
   EXPECT_EQ(m["duplicate_rows"], 0);
-  // FAILED from 100.491 s to the end, but for the 0.503 s of each of the 7
+  // FAILED from 100.4903 s to the end, but for the 0.5023 s of each of the 7
   // restarts. (Had the worker ended the orphan at its cancel, 80 s, the first
-  // failure would have been at 80.503 s: 19.988 s more downtime.)
-  EXPECT_NEAR(m["task_downtime_s"], (2400 - 100.491) - 7 * 0.503, 1e-3);
+  // failure would have been at 80.5023 s: 19.988 s more downtime.)
+  EXPECT_NEAR(m["task_downtime_s"], (2400 - 100.4903) - 7 * 0.5023, 1e-3);
 }
 
 TEST(ConnectLab, TolerateStateMismatchDoesNotCoverStateContains) {

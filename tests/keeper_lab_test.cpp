@@ -143,13 +143,17 @@ TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
   EXPECT_GT(severe["replica_read_only_s"], 0);
   // At 1% (400/s) the threads alone keep the leader's queue ~4 s deep and a
   // burst of a few thousand removes outlasts the timeout: sessions end again
-  // after each restart, and inserts caught in it outlive their client's 30 s
-  // socket timeout and are redelivered.
+  // after each restart, so the tables are read-only longer than at 2%, and
+  // inserts caught in it outlive their client's 30 s socket timeout and are
+  // redelivered. (How many sessions end is no measure of depth: at 2% a
+  // restarted session may end again within seconds; at 1% its tryStartup
+  // itself takes longer.)
   apply_override(
       raw,
       R"(faults=[{"kind": "keeper_backlog", "at": "12h", "duration": "30m", "capacity_factor": 0.01}])");
   const Lab worse(raw);
-  EXPECT_GT(worse["keeper_sessions_expired"], severe["keeper_sessions_expired"]);
+  EXPECT_GE(worse["keeper_sessions_expired"], 3);
+  EXPECT_GT(worse["replica_read_only_s"], severe["replica_read_only_s"]);
   EXPECT_GE(worse["insert_answers.client_timeout"], 1);
   EXPECT_GE(worse["redeliveries"], 1);
 }
@@ -423,7 +427,8 @@ TEST(KeeperLab, ACommitMultiThatTimedOutIsAppliedAndTheRetryFindsItsPart) {
 // asyncTryRemove per block beyond the window, all at once. One replica, the
 // window 100 blocks, the thread every cleanup_delay_period (30 s, no random
 // add, no adaptation); production Keeper (40,000/s, 1,728 threads away
-// D = 0.172767 s, 1 ms round trip) with a constant service time. The sink
+// D = 0.172767 s; a read's round trip 0.3 ms, a write's 1.7 ms with its
+// commit, the threads' 0.3 + 1.4 / 3 ms) with a constant service time. The sink
 // inserts at a steady r a second for the 10 minutes of traffic (the run's
 // own figure: its batching sets it), a part each, and each part makes 1.3
 // outdated ones (its merges). An iteration lasts ~0.6 s (the parts'
@@ -431,7 +436,7 @@ TEST(KeeperLab, ACommitMultiThatTimedOutIsAppliedAndTheRetryFindsItsPart) {
 // trips), so it finds the k = r x 30.6 s blocks and parts inserted since
 // the last one began, and P = 1.3 k outdated parts. The parts' MultiRead
 // holds the leader P / 774,000 s; the threads pile up behind it
-// (N (1 - e^(-hold / D))) and drain for the 1 ms its answer takes; then the
+// (N (1 - e^(-hold / D))) and drain for the 0.3 ms its answer takes; then the
 // P removes go out: all in flight at once beside that queue, the day's peak
 // (the block ids' removes later are fewer).
 TEST(KeeperLab, TheCleanupThreadsRemovesAreInFlightAllAtOnceBesideTheThreadsItsReadsHeld) {
@@ -442,8 +447,8 @@ TEST(KeeperLab, TheCleanupThreadsRemovesAreInFlightAllAtOnceBesideTheThreadsItsR
   constexpr double kAway = 0.172767;
   const double held = 1728 * (1 - std::exp(-parts / 774000 / kAway));
   const double limit = 1728 - 40000 * kAway;
-  const double queued = limit + (held - limit) * std::exp(-0.001 / kAway);
-  const double peak = parts + (1.0 / 3 + queued) + (1728 - queued) * 0.001 / kAway;
+  const double queued = limit + (held - limit) * std::exp(-0.0003 / kAway);
+  const double peak = parts + (1.0 / 3 + queued) + (1728 - queued) * (0.0003 + 0.0014 / 3) / kAway;
   EXPECT_GT(peak, 1728 + 5000);  // far above what the threads alone could hold
   EXPECT_NEAR(m["keeper_peak_in_flight"], peak, 0.02 * peak);
   // One server: its ZooKeeperRequest is everything in flight (no fault's extra client).

@@ -22,6 +22,7 @@ constexpr double kAway = 1.998;
 KeeperOptions lab() {
   KeeperOptions o;
   o.latency = Time::micros(100);
+  o.commit_latency = Time{};
   o.capacity_ops_per_s = 1000;
   o.background_ops_per_s = 500;
   o.background_clients = 1000;
@@ -29,6 +30,15 @@ KeeperOptions lab() {
   return o;
 }
 double seconds(Time t) { return static_cast<double>(t.us) / 1e6; }
+// The production queue with a 1 ms round trip for reads and writes alike
+// (the arithmetic below is about the queue; tests/keeper_test.cpp's
+// ReadsAndWrites test what a write's commit adds).
+KeeperOptions production() {
+  KeeperOptions o;
+  o.latency = Time::millis(1);
+  o.commit_latency = Time{};
+  return o;
+}
 // The production threads' away time (tools/keeper_mva.py).
 constexpr double kAway_production() { return 0.172767; }
 // At 50/s the threads fill the queue towards L = N - mu D with time constant D.
@@ -63,11 +73,11 @@ TEST(KeeperSessions, TheThreadsOutwaitTheOperationTimeoutOnceTheQueueHoldsTenSec
 }
 
 TEST(KeeperSessions, AStallLongerThanTheOperationTimeoutEndsTheSessionsTenSecondsIn) {
-  Keeper k(KeeperOptions{}, 1);
+  Keeper k(production(), 1);
   k.set_stalled(Time::seconds(10), Time::seconds(22));
   EXPECT_EQ(k.threads_time_out_at(Time::seconds(10)), Time::seconds(20));
   // A 5 s stall: the 1,728 threads queued by its end take 43 ms to serve.
-  Keeper calm(KeeperOptions{}, 1);
+  Keeper calm(production(), 1);
   calm.set_stalled(Time::seconds(10), Time::seconds(15));
   EXPECT_EQ(calm.threads_time_out_at(Time::seconds(10)), Time::max());
 }
@@ -75,14 +85,14 @@ TEST(KeeperSessions, AStallLongerThanTheOperationTimeoutEndsTheSessionsTenSecond
 TEST(KeeperSessions, ABurstOfMoreThanTenSecondsOfWorkEndsTheSessionsOfTheThreadsBehindIt) {
   // 500,000 removes at 40,000/s: 12.5 s of the leader's work; a thread's
   // request sent just after them waits for all of them.
-  KeeperOptions o;
+  KeeperOptions o = production();
   o.service_time_cv = 0;
   Keeper k(o, 1);
-  k.burst(Time::seconds(10), 500000, KeeperClient::CLEANUP);
+  k.burst(Time::seconds(10), 500000, KeeperClient::CLEANUP, -1, false);
   EXPECT_EQ(k.threads_time_out_at(Time::seconds(10)), Time::seconds(20));
   // 300,000 (7.5 s): none does.
   Keeper small(o, 1);
-  small.burst(Time::seconds(10), 300000, KeeperClient::CLEANUP);
+  small.burst(Time::seconds(10), 300000, KeeperClient::CLEANUP, -1, false);
   EXPECT_EQ(small.threads_time_out_at(Time::seconds(10)), Time::max());
 }
 
@@ -147,7 +157,7 @@ TEST(KeeperSessions, TheThreadsRequestsHeldByAStallAreInKeepersHistogramWithThei
   // Keeper. By 13 s Keeper served the background's 10,000/s for 11 s too:
   // the held ones are the top 1,728 of the histogram, their median the
   // (1 - 864 / count) quantile.
-  Keeper k(KeeperOptions{}, 1);
+  Keeper k(production(), 1);
   k.set_stalled(Time::seconds(10), Time::seconds(12));
   (void)k.mean_in_flight(Time::seconds(13));  // brings the histogram up to 13 s
   const sim::Histogram& h = k.latency_histogram();
@@ -164,7 +174,7 @@ TEST(KeeperSessions, TheThreadsRequestsHeldByAStallAreInKeepersHistogramWithThei
 // background (constant service, 25 us a request): 10.3333 in flight
 // Keeper-wide when calm (tests/keeper_test.cpp), a third of it each.
 KeeperOptions constant_service() {
-  KeeperOptions o;
+  KeeperOptions o = production();
   o.service_time_cv = 0;
   return o;
 }
@@ -181,7 +191,7 @@ TEST(KeeperSessions, EachServerCountsItsShareOfTheThreadsAndTheBurstsItSent) {
   EXPECT_NEAR(k.busiest_server_mean_in_flight(Time::seconds(60)), kCalm / 3, 0.001);
   // Server 1 sends 8,000 at once at 60 s: its ZooKeeperRequest holds all of
   // them and its third of the threads; Keeper-wide counts them too.
-  k.burst(Time::seconds(60), 8000, KeeperClient::CLEANUP, 1);
+  k.burst(Time::seconds(60), 8000, KeeperClient::CLEANUP, 1, false);
   EXPECT_NEAR(k.server_peak_in_flight(), kCalm / 3 + 8000, 0.001);
   EXPECT_NEAR(k.peak_in_flight(), kCalm + 8000, 0.01);
   // Its time-average over 80 s gains the burst's 8,000 x (8 us + 1 ms) +

@@ -19,7 +19,15 @@ namespace {
 
 using sim::Time;
 
-KeeperOptions production() { return KeeperOptions{}; }  // 1 ms, 40000/s, 10000/s from 1728 threads
+// The production queue (40000/s, 10000/s from 1728 threads) with a 1 ms
+// round trip for reads and writes alike, so that the arithmetic below stays
+// about the queue; what a write's commit adds is tested apart (ReadsAndWrites).
+KeeperOptions production() {
+  KeeperOptions o;
+  o.latency = Time::millis(1);
+  o.commit_latency = Time{};
+  return o;
+}
 
 TEST(ClosedLoop, TwoClientsMatchMeanValueAnalysis) {
   // Exact MVA by hand, S = 1 s, away D = 1 s: R(1) = 1, X(1) = 1 / 2,
@@ -91,6 +99,75 @@ TEST(Keeper, TheBaselineKeepsTenRequestsInFlight) {
   // 1 ms + (1/3 + 1) * 25 us.
   EXPECT_NEAR(static_cast<double>(k.expected_request_time(Time::seconds(100)).us), 1033.3, 1.0);
   EXPECT_TRUE(k.healthy(Time::seconds(100)));
+}
+
+// Reads and writes (ClickHouse Keeper 25.x): a read is served by the node the
+// server is connected to, a round trip; a write is forwarded to the leader and
+// answered once Raft has committed it (the leader's and a follower's fsync),
+// commit_latency more. The leader's request thread goes on batching while
+// Raft commits, so the commit is time in flight, not the leader's service.
+KeeperOptions no_queue() {
+  KeeperOptions o;                 // a read 0.3 ms, a write 0.3 + 1.4 ms
+  o.capacity_ops_per_s = 1000000;  // 1 us a request
+  o.background_ops_per_s = 0;
+  o.service_time_cv = 0;
+  return o;
+}
+
+TEST(KeeperReadsAndWrites, AWriteTakesItsRaftCommitOnTopOfTheRoundTrip) {
+  // allocateBlockNumber and the commit multi after a read: 3 x (300 + 1) us
+  // + 2 x 1,400 us; the same three as reads: 903 us.
+  Keeper k(no_queue(), 1);
+  const KeeperAnswer chain = k.request(Time::seconds(1), 3, KeeperClient::INSERTS, -1, 2);
+  ASSERT_TRUE(chain.ok);
+  EXPECT_EQ(chain.latency, Time::micros(3 * 301 + 2 * 1400));
+  EXPECT_EQ(chain.last_request, Time::micros(1701));
+  const KeeperAnswer reads = k.request(Time::seconds(2), 3, KeeperClient::INSERTS);
+  EXPECT_EQ(reads.latency, Time::micros(903));
+  // The expected chain prices the same.
+  EXPECT_EQ(
+      k.expected_chain_time(Time::seconds(3), 6, 2) - k.expected_chain_time(Time::seconds(3), 6, 0),
+      Time::micros(2800));
+}
+
+TEST(KeeperReadsAndWrites, ABurstOfRemovesHoldsTheLeaderAsLongAsReadsButIsAnsweredACommitLater) {
+  Keeper reads(no_queue(), 1);
+  Keeper removes(no_queue(), 1);
+  const Keeper::BurstAnswer r =
+      reads.burst(Time::seconds(1), 1000, KeeperClient::CLEANUP, -1, false);
+  const Keeper::BurstAnswer w =
+      removes.burst(Time::seconds(1), 1000, KeeperClient::CLEANUP, -1, true);
+  // 1,000 x 1 us of the leader's time either way; the last answer a round
+  // trip after it, and a commit more for the removes.
+  EXPECT_EQ(r.held, Time::millis(1));
+  EXPECT_EQ(w.held, r.held);
+  EXPECT_EQ(r.done, Time::millis(1) + Time::micros(300));
+  EXPECT_EQ(w.done, r.done + Time::micros(1400));
+  // Still in flight 1.5 ms after they were sent: none of the reads, the
+  // removes answered from 1.701 ms on.
+  EXPECT_NEAR(reads.in_flight(Time::seconds(1) + Time::micros(1500)), 0, 1e-9);
+  EXPECT_NEAR(removes.in_flight(Time::seconds(1) + Time::micros(1500)), 1000, 1e-9);
+}
+
+TEST(KeeperReadsAndWrites, LoadCountsEachWritesCommitInFlight) {
+  // 10 requests from one sender, 4 of them writes, at 0: in flight for
+  // 10 x 301 us + 4 x 1,400 us = 8.61 ms of request-seconds.
+  Keeper k(no_queue(), 1);
+  k.add_load(Time{0}, 10, KeeperClient::REPLICATION, 1, -1, 4);
+  EXPECT_NEAR(k.mean_in_flight(Time::seconds(1)), 0.00861, 1e-9);
+}
+
+TEST(KeeperReadsAndWrites, TheBackgroundsWritesAreAThirdOfItsRequestsInFlight) {
+  // 10,000/s, a third of them writes: each on its way 0.3 + 1.4 / 3 ms,
+  // 7.667 by Little's law, plus the 1/3 at the leader.
+  Keeper k(KeeperOptions{}, 1);
+  EXPECT_NEAR(k.in_flight(Time::seconds(1)), 10000 * (0.0003 + 0.0014 / 3) + 1.0 / 3, 0.01);
+  // Keeper's latency histogram: a third of the requests take the commit
+  // more (the quantile at 1/2 is a read's, at 5/6 a write's).
+  (void)k.mean_in_flight(Time::seconds(100));
+  const sim::Histogram& h = k.latency_histogram();
+  EXPECT_LT(h.percentile(0.5), 300 + 200);
+  EXPECT_GT(h.percentile(0.8), 1600);  // 1,700 us and more, to the histogram's resolution
 }
 
 TEST(Keeper, ACapacityDropFillsTheQueueWithTheThreadsAndNotMore) {
@@ -174,7 +251,7 @@ TEST(Keeper, WhenTheOnlyClientLeavesNothingIsAheadAnyMore) {
   // No background; a runaway client of 100 threads at 1/s fills the queue
   // (99 or 100 ahead); once it is gone and its queue drained, a request
   // waits for its own service only: 1 ms + 1 s (constant service time).
-  KeeperOptions o;
+  KeeperOptions o = production();
   o.capacity_ops_per_s = 1;
   o.background_ops_per_s = 0;
   o.service_time_cv = 0;
@@ -216,7 +293,7 @@ TEST(Keeper, InFlightNeverExceedsTheThreadsAndTheBursts) {
       } else if (u < 0.55) {
         // A cleanup burst: all of it in flight the moment it is sent.
         const auto n = static_cast<std::int64_t>(1 + rng.below(20000));
-        if (k.burst(t, n, KeeperClient::CLEANUP).ok) {
+        if (k.burst(t, n, KeeperClient::CLEANUP, -1, false).ok) {
           bursts.push_back(n);
           EXPECT_GE(k.in_flight(t), static_cast<double>(n) - 1e-6);
         }
@@ -244,7 +321,7 @@ TEST(Keeper, InFlightNeverExceedsTheThreadsAndTheBursts) {
 constexpr double kAway = 0.172767;
 constexpr double kRoundTripShare = 0.001 / kAway;
 KeeperOptions constant_service() {
-  KeeperOptions o;
+  KeeperOptions o = production();
   o.service_time_cv = 0;
   return o;
 }
@@ -263,7 +340,7 @@ TEST(Keeper, ABurstHoldsTheLeaderAndIsInFlightUntilItsLastAnswer) {
   const Time now = Time::seconds(10);
   const double calm = k.in_flight(now);
   EXPECT_NEAR(calm, 10.3333, 0.01);
-  const Keeper::BurstAnswer b = k.burst(now, 8000, KeeperClient::CLEANUP);
+  const Keeper::BurstAnswer b = k.burst(now, 8000, KeeperClient::CLEANUP, -1, false);
   ASSERT_TRUE(b.ok);
   EXPECT_EQ(b.done, Time::micros(8) + Time::millis(200) + Time::millis(1));
   EXPECT_EQ(k.ops(KeeperClient::CLEANUP), 8000);
@@ -330,7 +407,7 @@ TEST(Keeper, ARequestSentDuringABurstWaitsForItAndTheThreadsThatCameMeanwhile) {
   // queued meanwhile and this one, at 25 us each, plus the round trip.
   Keeper k(constant_service(), 1);
   const Time now = Time::seconds(10);
-  k.burst(now, 8000, KeeperClient::CLEANUP);
+  k.burst(now, 8000, KeeperClient::CLEANUP, -1, false);
   const KeeperAnswer a =
       k.request(now + Time::micros(8) + Time::millis(50), 1, KeeperClient::INSERTS);
   ASSERT_TRUE(a.ok);
@@ -346,12 +423,12 @@ TEST(Keeper, TheRemovesSentOnTheReadsLastAnswerFindTheThreadsTheReadsHeld) {
   // the removes are in flight beside them, and start after them.
   Keeper k(constant_service(), 1);
   const Time now = Time::seconds(10);
-  const Keeper::BurstAnswer reads = k.burst(now, 8000, KeeperClient::CLEANUP);
+  const Keeper::BurstAnswer reads = k.burst(now, 8000, KeeperClient::CLEANUP, -1, false);
   const Time sent = now + reads.done;
   const double limit = 1728 - 40000 * kAway;
   const double queued = limit + (held_threads(0.2) - limit) * std::exp(-0.001 / kAway);
   EXPECT_NEAR(queued, 1148.0, 1.0);
-  const Keeper::BurstAnswer removes = k.burst(sent, 7000, KeeperClient::CLEANUP);
+  const Keeper::BurstAnswer removes = k.burst(sent, 7000, KeeperClient::CLEANUP, -1, false);
   EXPECT_NEAR(k.peak_in_flight(), threads_in_flight(1.0 / 3 + queued) + 7000, 2.0);
   EXPECT_NEAR(static_cast<double>(removes.done.us) / 1e6,
               (1.0 / 3 + queued) / 40000 + 0.175 + 0.001, 50e-6);
@@ -362,7 +439,7 @@ TEST(Keeper, AStallDuringABurstPostponesTheAnswersItHadNotGiven) {
   // answered from 11.1 s on at the same pace.
   Keeper k(constant_service(), 1);
   const Time now = Time::seconds(10);
-  const Keeper::BurstAnswer b = k.burst(now, 8000, KeeperClient::CLEANUP);
+  const Keeper::BurstAnswer b = k.burst(now, 8000, KeeperClient::CLEANUP, -1, false);
   const double left =
       k.in_flight(now + Time::millis(100)) - threads_in_flight(1.0 / 3 + held_threads(0.1 - 8e-6));
   k.set_stalled(now + Time::millis(100), now + Time::millis(1100));
@@ -376,10 +453,11 @@ TEST(Keeper, AStallDuringABurstPostponesTheAnswersItHadNotGiven) {
 
 TEST(Keeper, AnElectionDropsTheBurstItsOldLeaderHeld) {
   Keeper k(constant_service(), 1);
-  k.burst(Time::seconds(10), 8000, KeeperClient::CLEANUP);
+  k.burst(Time::seconds(10), 8000, KeeperClient::CLEANUP, -1, false);
   k.set_unavailable(Time::seconds(10) + Time::millis(50), Time::seconds(11));
   EXPECT_EQ(k.in_flight(Time::seconds(10) + Time::millis(60)), 0.0);
-  EXPECT_FALSE(k.burst(Time::seconds(10) + Time::millis(60), 10, KeeperClient::CLEANUP).ok);
+  EXPECT_FALSE(
+      k.burst(Time::seconds(10) + Time::millis(60), 10, KeeperClient::CLEANUP, -1, false).ok);
   // The new leader starts empty: no burst held, the baseline within a second.
   EXPECT_NEAR(k.in_flight(Time::seconds(12)), 10.3333, 0.01);
   EXPECT_TRUE(k.healthy(Time::seconds(12)));

@@ -114,9 +114,10 @@ void KeeperMapTable::release(std::uint32_t slot) {
 void KeeperMapTable::attempt(std::uint32_t slot) {
   Query& q = queries_[slot];
   const sim::Time now = sim_.now();
-  // A read by key: one multi-read. A write: exists(), then the multi.
+  // A read by key: one multi-read. A write: exists(), then the multi (a write).
   const keeper::KeeperAnswer a =
-      keeper_.request(now, q.request.write ? 2 : 1, keeper::KeeperClient::KEEPER_MAP, q.replica);
+      keeper_.request(now, q.request.write ? 2 : 1, keeper::KeeperClient::KEEPER_MAP, q.replica,
+                      q.request.write ? 1 : 0);
   if (a.ok) {
     schedule(slot, now + a.latency, kMapCommit);
     return;

@@ -218,7 +218,7 @@ void ReplicatedTable::begin_insert(const InsertRequest& request) {
     if (active_replicas < quorum_) {
       keeper_.add_load(now, static_cast<std::int64_t>(replicas_.size()) + 2,
                        keeper::KeeperClient::INSERTS, 1, r);
-      reply_direct(request, work_starts + keeper_.expected_chain_time(now, 3) + back,
+      reply_direct(request, work_starts + keeper_.expected_chain_time(now, 3, 0) + back,
                    QueryStatus::TOO_FEW_LIVE_REPLICAS);
       return;
     }
@@ -293,8 +293,7 @@ sim::Time ReplicatedTable::quorum_wait() {
   if (quorum_ == 0) return sim::Time{};
   // Every other replica fetches the part after the same Keeper requests.
   const sim::Time now = sim_.now();
-  return keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch) +
-         options_.replication_fetch_latency;
+  return fetch_keeper_time(now) + options_.replication_fetch_latency;
 }
 
 void ReplicatedTable::handle(const sim::Event& event) {

@@ -141,6 +141,8 @@ class ReplicatedTable final : public sim::Component {
   // replica's last iteration): aggregated stretches price their holds with it.
   [[nodiscard]] double cleanup_held_share() const;
   [[nodiscard]] bool quorum() const { return quorum_ > 0; }
+  // Of a fetching replica's keeper_requests_per_fetch, the writes.
+  [[nodiscard]] std::int64_t keeper_writes_of_a_fetch() const;
   // The table partition rows inserted at `at` go to (the FINAL fold's unit).
   [[nodiscard]] std::uint32_t partition_at(sim::Time at) const { return table_partition(at); }
   // The time an insert waits for its quorum once committed (0 without one).
@@ -349,6 +351,8 @@ class ReplicatedTable final : public sim::Component {
   // Parts: the Keeper time of a merge assigned now; merges assigned since
   // the last call load Keeper; a new table partition starts a new count.
   [[nodiscard]] sim::Time merge_keeper_time() const;
+  // A fetching replica's Keeper requests, one after another, from `now`.
+  [[nodiscard]] sim::Time fetch_keeper_time(sim::Time now) const;
   // Keeper requests of one merge: the assigning replica's multi creating the
   // log entry, then every replica's own.
   [[nodiscard]] std::int64_t keeper_requests_of_a_merge() const;

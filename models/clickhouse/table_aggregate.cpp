@@ -49,14 +49,27 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
   if (pending_latency_profile_ != &latency_us) flush_aggregate_latencies();
   pending_latency_profile_ = &latency_us;
   pending_latency_count_ += count;
-  const sim::Time lag = keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch) +
-                        options_.replication_fetch_latency;
+  const sim::Time lag = fetch_keeper_time(now) + options_.replication_fetch_latency;
   replication_lag_us_.add(lag.us, count * (static_cast<std::int64_t>(replicas_.size()) - 1));
   maybe_wake_cleanup();
 }
 
 sim::Time ReplicatedTable::merge_keeper_time() const {
-  return keeper_.expected_chain_time(sim_.now(), options_.keeper_requests_per_merge);
+  // Each of them a write (keeper_requests_per_merge: the queue multi, the
+  // merged part's commit multi, the queue entry's remove).
+  return keeper_.expected_chain_time(sim_.now(), options_.keeper_requests_per_merge,
+                                     options_.keeper_requests_per_merge);
+}
+
+std::int64_t ReplicatedTable::keeper_writes_of_a_fetch() const {
+  // keeper_requests_per_fetch's two multis: the queue entry's (pullLogsToQueue)
+  // and the fetched part's commit; the rest are reads.
+  return std::min<std::int64_t>(2, options_.keeper_requests_per_fetch);
+}
+
+sim::Time ReplicatedTable::fetch_keeper_time(sim::Time now) const {
+  return keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch,
+                                     keeper_writes_of_a_fetch());
 }
 
 void ReplicatedTable::sync_parts(sim::Time now) {
@@ -83,7 +96,8 @@ void ReplicatedTable::load_merges(sim::Time now) {
   if (assigned <= 0) return;
   merges_loaded_ = parts_.merges();
   keeper_.add_load(now, assigned * keeper_requests_of_a_merge(), keeper::KeeperClient::REPLICATION,
-                   assigned * static_cast<std::int64_t>(replicas_.size()));
+                   assigned * static_cast<std::int64_t>(replicas_.size()), -1,
+                   assigned * keeper_requests_of_a_merge());
 }
 
 void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map_requests_per_s,

@@ -128,12 +128,12 @@ void ReplicatedTable::clear_old_blocks(int replica) {
     const std::int64_t logs = parts_since_log_clear_;
     parts_since_log_clear_ = 0;
     // clearOldLogs: exists(log), and when there is something to clear
-    // getChildren(replicas), 4 reads per replica, getChildren(log), a multi;
-    // then clearOldBlocks' getChildren(blocks): one after another, each
-    // waiting for its answer.
+    // getChildren(replicas), 4 reads per replica, getChildren(log), a multi
+    // (the one write); then clearOldBlocks' getChildren(blocks): one after
+    // another, each waiting for its answer.
     const auto r = static_cast<std::int64_t>(replicas_.size());
-    keeper_.add_load(now, 2 + (logs > 0 ? 3 + 4 * r : 0), keeper::KeeperClient::CLEANUP, 1,
-                     replica);
+    keeper_.add_load(now, 2 + (logs > 0 ? 3 + 4 * r : 0), keeper::KeeperClient::CLEANUP, 1, replica,
+                     logs > 0 ? 1 : 0);
     // getBlocksSortedByTime: ZooKeeper::exists over the block ids it has not
     // cached yet (one MultiRead); the removes follow when it is answered
     // (kCleanupRemove).
@@ -184,7 +184,7 @@ void ReplicatedTable::send_removes(int replica, Next next) {
   // A remove each, all sent at once, then each future awaited; without a
   // leader they fail at once.
   const keeper::Keeper::BurstAnswer removes =
-      keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP, replica);
+      keeper_.burst(now, rep.removes_to_send, keeper::KeeperClient::CLEANUP, replica, true);
   rep.removes_to_send = 0;
   rep.held += removes.held;
   const auto [at, event] = next(rep, now + removes.done);

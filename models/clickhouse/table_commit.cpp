@@ -38,8 +38,12 @@ void ReplicatedTable::plan_keeper_phase(std::uint32_t slot, sim::Time at) {
   int requests = s.commit_unknown ? 1 : 2;
   if (s.commit_unknown && !s.committed) requests += 2;
   if (quorum_ > 0 && s.retries == 0) requests += 3;  // checkQuorumPrecondition
+  // The lookup and the precondition's reads come first; allocateBlockNumber
+  // (a multi creating the block number's ephemeral node) and the commit multi
+  // are writes.
+  const int writes = s.commit_unknown && s.committed ? 0 : 2;
   const keeper::KeeperAnswer answer =
-      keeper_.request(now, requests, keeper::KeeperClient::INSERTS, s.replica);
+      keeper_.request(now, requests, keeper::KeeperClient::INSERTS, s.replica, writes);
   if (!answer.ok) {
     sim::Time failed_at = at + answer.latency;
     if (answer.operation_timeout) {
@@ -157,8 +161,9 @@ void ReplicatedTable::on_commit(std::uint32_t slot) {
     return;
   }
   // waitForQuorum: the writer watches the quorum node; each fetching replica
-  // reads and updates it.
-  keeper_.add_load(sim_.now(), 1 + 2 * (quorum_ - 1), keeper::KeeperClient::REPLICATION);
+  // reads and updates it (a write).
+  keeper_.add_load(sim_.now(), 1 + 2 * (quorum_ - 1), keeper::KeeperClient::REPLICATION, 1, -1,
+                   quorum_ - 1);
   plan_quorum(slot);
 }
 
@@ -214,9 +219,10 @@ QueryStatus ReplicatedTable::apply_commit(Insert& s) {
     if (s.fetched_at[j] != sim::Time::max()) replication_lag_us_.add((s.fetched_at[j] - now).us);
   }
   // Each other replica sends its requests one after another.
-  keeper_.add_load(
-      now, (static_cast<std::int64_t>(replicas_.size()) - 1) * options_.keeper_requests_per_fetch,
-      keeper::KeeperClient::REPLICATION, static_cast<std::int64_t>(replicas_.size()) - 1);
+  const auto others = static_cast<std::int64_t>(replicas_.size()) - 1;
+  keeper_.add_load(now, others * options_.keeper_requests_per_fetch,
+                   keeper::KeeperClient::REPLICATION, others, -1,
+                   others * keeper_writes_of_a_fetch());
   maybe_wake_cleanup();
   s.commit_result = QueryStatus::OK;
   return s.commit_result;
@@ -232,8 +238,7 @@ sim::Time ReplicatedTable::fetch_time(int replica) {
     from = std::max(from, rep.read_only_until);
   }
   if (!keeper_.available(now)) from = std::max(from, keeper_.unavailable_until());
-  return from + keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch) +
-         options_.replication_fetch_latency;
+  return from + fetch_keeper_time(now) + options_.replication_fetch_latency;
 }
 
 void ReplicatedTable::plan_quorum(std::uint32_t slot) {

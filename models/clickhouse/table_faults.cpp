@@ -67,9 +67,7 @@ void ReplicatedTable::replan_quorums_after(int replica, sim::Time available_agai
     if (at <= now) continue;  // it has the part already
     at = available_again == sim::Time::max()
              ? sim::Time::max()
-             : available_again +
-                   keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch) +
-                   options_.replication_fetch_latency;
+             : available_again + fetch_keeper_time(now) + options_.replication_fetch_latency;
     ++s.version;
     plan_quorum(slot);
   }

@@ -19,8 +19,10 @@ namespace {
 // queue.initialize / load (2), pullLogsToQueue (log_pointer, the log's
 // children, the queue multi: 3), fixReplicaMetadataVersionIfNeeded (1),
 // updateQuorumIfWeHavePart (quorum/status, quorum/parallel: 2); 12 with an
-// empty queue and no quorum parts, more with entries to load.
+// empty queue and no quorum parts, more with entries to load. Two are
+// writes (the two multis; where they come in the chain does not change its time).
 constexpr int kStartupRequests = 12;
+constexpr int kStartupWrites = 2;
 // ZooKeeper::connect (ZooKeeperImpl.cpp): num_connection_retries + 1 rounds
 // over the Keeper nodes, each try's handshake waiting up to
 // operation_timeout_ms (the socket's receive timeout); ZooKeeperArgs'
@@ -147,8 +149,9 @@ void ReplicatedTable::connect_try(int replica) {
     restart_failed(replica, now + sim::Time{keeper_.options().latency.us * left});
     return;
   }
+  // The handshake: a new session id is a Raft write through the leader.
   const keeper::KeeperAnswer handshake =
-      keeper_.request(now, 1, keeper::KeeperClient::REPLICATION, replica);
+      keeper_.request(now, 1, keeper::KeeperClient::REPLICATION, replica, 1);
   if (handshake.ok) {
     sim_.schedule(now + handshake.latency, id_, kSessionStartup, arg);
     return;
@@ -166,7 +169,8 @@ void ReplicatedTable::start_up(int replica) {
   const sim::Time now = sim_.now();
   const keeper::KeeperAnswer startup =
       keeper_.available(now)
-          ? keeper_.request(now, kStartupRequests, keeper::KeeperClient::REPLICATION, replica)
+          ? keeper_.request(now, kStartupRequests, keeper::KeeperClient::REPLICATION, replica,
+                            kStartupWrites)
           : keeper::KeeperAnswer{false, keeper_.options().latency, {}, false};
   if (!startup.ok) {
     restart_failed(replica, now + startup.latency);

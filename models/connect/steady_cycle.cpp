@@ -157,6 +157,7 @@ SteadyCycle run_chain(const SteadyInputs& in) {
   const double base_us = static_cast<double>(in.insert_base.us);
   const double per_row_us = static_cast<double>(in.insert_per_row.us);
   const auto keeper_us = static_cast<double>(in.keeper_request.us);
+  const auto commit_us = static_cast<double>(in.keeper_commit.us);
   std::vector<sink::PartitionBatch> batch;
   std::vector<std::int64_t> latencies;
   latencies.reserve(static_cast<std::size_t>(kMinCycles) * static_cast<std::size_t>(k));
@@ -229,12 +230,16 @@ SteadyCycle run_chain(const SteadyInputs& in) {
       const double local = (base_us + per_row_us * static_cast<double>(n)) *
                            std::exp(in.insert_sigma * z);
       const double quorum_us = in.quorum_keeper_requests > 0
-                                   ? static_cast<double>(in.quorum_fetch.us) + keeper_us * in.quorum_keeper_requests
+                                   ? static_cast<double>(in.quorum_fetch.us) +
+                                         keeper_us * in.quorum_keeper_requests +
+                                         commit_us * in.quorum_keeper_writes
                                    : 0.0;
       const double insert_us = static_cast<double>(in.insert_overhead.us) + local +
-                               keeper_us * in.keeper_requests_per_insert + quorum_us;
+                               keeper_us * in.keeper_requests_per_insert +
+                               commit_us * in.keeper_writes_per_insert + quorum_us;
       put_us += static_cast<double>(in.insert_path.us) + insert_us +
-                static_cast<double>(in.keeper_map_fixed.us) + keeper_us * in.keeper_map_requests;
+                static_cast<double>(in.keeper_map_fixed.us) + keeper_us * in.keeper_map_requests +
+                commit_us * in.keeper_map_writes;
       if (measuring) {
         if (latencies.size() < 400000) latencies.push_back(static_cast<std::int64_t>(insert_us));
         ++inserts;
@@ -297,27 +302,29 @@ SteadyCycle run_chain(const SteadyInputs& in) {
 
 const SteadyCycle& steady_cycle_cached(const SteadyInputs& in) {
   using Key = std::tuple<std::vector<int>, double, std::int64_t, std::int64_t, std::int64_t,
-                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double,
-                         std::int64_t, int, std::int64_t, int, std::int64_t, std::int64_t,
-                         std::int64_t>;
-  const Key key{in.leaders,
-                in.rate_per_partition * (in.evenly_spaced ? -1.0 : 1.0),
-                in.fetch.latency.us,
-                in.fetch.max_wait.us,
-                in.fetch.min_records,
-                in.fetch.max_partition_records,
-                in.fetch.max_response_records,
-                in.max_poll_records,
-                in.insert_base.us,
-                in.insert_per_row.us,
-                in.insert_sigma,
-                in.keeper_request.us,
-                in.keeper_requests_per_insert,
-                in.quorum_fetch.us * 1000 + in.quorum_keeper_requests,
-                in.keeper_map_requests,
-                in.insert_overhead.us,
-                in.insert_path.us,
-                in.keeper_map_fixed.us};
+                         std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                         double, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                         std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
+  const Key key{
+      in.leaders,
+      in.rate_per_partition * (in.evenly_spaced ? -1.0 : 1.0),
+      in.fetch.latency.us,
+      in.fetch.max_wait.us,
+      in.fetch.min_records,
+      in.fetch.max_partition_records,
+      in.fetch.max_response_records,
+      in.max_poll_records,
+      in.insert_base.us,
+      in.insert_per_row.us,
+      in.insert_sigma,
+      in.keeper_request.us,
+      in.keeper_commit.us,
+      in.keeper_requests_per_insert * 1000 + in.keeper_writes_per_insert,
+      (in.quorum_fetch.us * 1000 + in.quorum_keeper_requests) * 1000 + in.quorum_keeper_writes,
+      in.keeper_map_requests * 1000 + in.keeper_map_writes,
+      in.insert_overhead.us,
+      in.insert_path.us,
+      in.keeper_map_fixed.us};
   static std::mutex mutex;
   static std::map<Key, SteadyCycle> cache;
   {

@@ -36,15 +36,20 @@ struct SteadyInputs {
   sim::Time insert_base = sim::Time::millis(15);
   sim::Time insert_per_row = sim::Time::micros(20);
   double insert_sigma = 0.25;
-  sim::Time keeper_request = sim::Time::micros(1025);  // mean time of one Keeper request
+  sim::Time keeper_request = sim::Time::micros(1025);  // mean time of one Keeper read
+  // What a write adds (Raft's commit), and how many of the requests below are writes.
+  sim::Time keeper_commit{};
   int keeper_requests_per_insert = 2;
+  int keeper_writes_per_insert = 2;
   // insert_quorum: the wait until the other replicas have the part, their
   // fetch and their Keeper requests (0: no quorum).
   sim::Time quorum_fetch = sim::Time{};
   int quorum_keeper_requests = 0;
+  int quorum_keeper_writes = 0;
   // exactlyOnce: the KeeperMap queries of a partition's batch (read, then
   // BEFORE and AFTER writes), in Keeper requests.
   int keeper_map_requests = 0;
+  int keeper_map_writes = 0;
   // What the queries cost besides the server's storage work
   // (clickhouse/query_path.h): the server's per-query overhead of an insert
   // (part of its server time), the insert's connection set-up and round trip

@@ -59,8 +59,9 @@ Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
   if (rate > 0 && options.background_clients > 0) {
     background_.threads = options.background_clients;
     background_threads_ = options.background_clients;
-    background_.away_s = std::max(ClosedLoop::away_for_throughput(capacity_, options.background_clients, rate),
-                                  seconds(options.latency));
+    background_.away_s =
+        std::max(ClosedLoop::away_for_throughput(capacity_, options.background_clients, rate),
+                 seconds(threads_round_trip()));
   }
   solve();
   fluid_ = loop_.fluid_limit();
@@ -68,7 +69,9 @@ Keeper::Keeper(const KeeperOptions& options, std::uint64_t seed)
 
 void Keeper::solve() {
   std::vector<ClientClass> classes{background_};
-  if (extra_.threads > 0) classes.push_back(ClientClass{extra_.threads, seconds(extra_.think + options_.latency)});
+  if (extra_.threads > 0) {
+    classes.push_back(ClientClass{extra_.threads, seconds(extra_.think + threads_round_trip())});
+  }
   // This pipeline's aggregate streams: a rate the leader serves besides the threads'.
   double own = 0;
   for (const auto& st : streams_) own += st.rate;
@@ -94,7 +97,18 @@ double Keeper::fluid_integral(sim::Time to) const {
 }
 
 double Keeper::round_trip_share() const {
-  return loop_.away_s() > 0 ? std::min(1.0, seconds(options_.latency) / loop_.away_s()) : 1.0;
+  return loop_.away_s() > 0 ? std::min(1.0, seconds(threads_round_trip()) / loop_.away_s()) : 1.0;
+}
+
+sim::Time Keeper::threads_round_trip() const { return keeper::threads_round_trip(options_); }
+
+void Keeper::add_threads_latency(sim::Time queued, std::int64_t weight) {
+  // The writes' share of them, carried over so that no share is lost to rounding.
+  threads_writes_carry_ += static_cast<double>(weight) * options_.background_write_share;
+  const auto writes = std::min(weight, static_cast<std::int64_t>(threads_writes_carry_));
+  threads_writes_carry_ -= static_cast<double>(writes);
+  if (weight > writes) latency_us_.add((queued + round_trip(false)).us, weight - writes);
+  if (writes > 0) latency_us_.add((queued + round_trip(true)).us, writes);
 }
 
 double Keeper::in_flight_at(sim::Time at) const {
@@ -216,7 +230,8 @@ void Keeper::count(std::int64_t requests, KeeperClient client) {
   ops_by_client_[static_cast<std::size_t>(client)] += requests;
 }
 
-KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client, int server) {
+KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client, int server,
+                             int writes) {
   advance(now);
   if (!available(now)) {
     // No leader: the server the client is connected to answers at once with
@@ -233,18 +248,20 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client, i
     // Each request goes out when the previous one is answered, and sees the
     // queue as it is then.
     const sim::Time sent = now + answer.latency;
-    sim::Time one;
+    // The chain's last `writes` are writes: Raft commits them after the
+    // leader's service (time in flight, not the leader's).
+    sim::Time one = round_trip(i >= requests - writes);
     if (held(sent)) {
       // A held leader: it waits for the stall's (or the burst's) end behind
       // the requests queued before it (the fluid number there), then for their service.
       const double ahead = std::clamp(fluid_at(sent), 0.0, static_cast<double>(loop_.threads()));
-      one = (held_end(sent) - sent) + options_.latency +
-            to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
+      one +=
+          (held_end(sent) - sent) + to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
     } else {
       const double ahead = std::clamp(
           static_cast<double>(loop_.ahead(queue_stream_.uniform01())) + shift_at(sent), 0.0,
           static_cast<double>(loop_.threads()));
-      one = options_.latency + to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
+      one += to_time(service_time_s(std::llround(ahead) + 1, queue_stream_));
     }
     // Keeper's own latency: a request the client gave up on is served all the same.
     latency_us_.add(one.us);
@@ -274,7 +291,7 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client, i
 }
 
 void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
-                      std::int64_t senders, int server) {
+                      std::int64_t senders, int server, std::int64_t writes) {
   advance(now);
   if (!available(now)) return;  // they fail and are retried later by their senders
   count(requests, client);
@@ -284,11 +301,14 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
   const sim::Time rest = hold_left(now);
   const sim::Time each = unheld_request_time(now);
   senders = std::clamp<std::int64_t>(senders, 1, std::max<std::int64_t>(1, requests));
-  const double request_s =
-      static_cast<double>(requests) * seconds(each) + static_cast<double>(senders) * seconds(rest);
+  // The writes' Raft commits on top.
+  const sim::Time commits = options_.commit_latency * std::clamp<std::int64_t>(writes, 0, requests);
+  const double request_s = static_cast<double>(requests) * seconds(each) + seconds(commits) +
+                           static_cast<double>(senders) * seconds(rest);
   in_flight_integral_ += request_s;
   spread_to_servers(server, request_s, &Server::integral);
-  note_own(now, now + rest + sim::Time{each.us * requests / senders}, senders, server);
+  note_own(now, now + rest + sim::Time{(each.us * requests + commits.us) / senders}, senders,
+           server);
 }
 
 sim::Time Keeper::expected_request_time(sim::Time now) {

@@ -102,29 +102,34 @@ class Keeper {
   Keeper(const KeeperOptions& options, std::uint64_t seed);
 
   // `requests` sent one after another from `now` (each waits for the
-  // previous answer). Fails at once while there is no leader; fails after
+  // previous answer), the last `writes` of them writes (each commit_latency
+  // more). Fails at once while there is no leader; fails after
   // operation_timeout_ms when a request is not answered by then.
   // `server`: the ClickHouse server whose session sends them (set_servers);
   // -1: spread over every server (requests of several, or none set).
-  KeeperAnswer request(sim::Time now, int requests, KeeperClient client, int server = -1);
+  KeeperAnswer request(sim::Time now, int requests, KeeperClient client, int server = -1,
+                       int writes = 0);
   // Requests whose answer times the model does not follow (replication,
   // cleanup, a thread sending them one after another): counted, and in
   // flight `senders` at a time (each sender's one after another), each for
   // a request's expected time.
+  // `writes` of them are writes.
   void add_load(sim::Time now, std::int64_t requests, KeeperClient client, std::int64_t senders = 1,
-                int server = -1);
+                int server = -1, std::int64_t writes = 0);
   // `requests` sent at once by one thread that then awaits them all: they
   // queue behind the requests at the leader now, are served one after another
   // (the leader holds every other request meanwhile) and answered at an even
-  // pace. A burst sent while another is being served joins it. Returns when
-  // the last answer arrives, from `now`; fails at once without a leader.
+  // pace (writes each commit_latency later: the leader goes on serving while
+  // Raft commits them). A burst sent while another is being served joins it.
+  // Returns when the last answer arrives, from `now`; fails at once without a leader.
   struct BurstAnswer {
     bool ok = true;
     sim::Time done{};
     // How long it holds the leader (the others' requests wait behind it).
     sim::Time held{};
   };
-  BurstAnswer burst(sim::Time now, std::int64_t requests, KeeperClient client, int server = -1);
+  BurstAnswer burst(sim::Time now, std::int64_t requests, KeeperClient client, int server,
+                    bool writes);
   // A read over `paths` paths sent at once (zkutil's vector exists/get):
   // with options().multi_read one MultiRead request that holds the leader
   // for its sub-reads and is answered whole; otherwise a burst of one read
@@ -135,14 +140,17 @@ class Keeper {
   // Returns its handle; set_stream() changes its rate (0 stops it).
   int add_stream(sim::Time now, KeeperClient client);
   void set_stream(int stream, sim::Time now, double ops_per_s);
-  // The mean time of one request now (no draw).
+  // The mean time of one read now (no draw).
   [[nodiscard]] sim::Time expected_request_time(sim::Time now);
-  // Of `requests` sent one after another from now: a held leader keeps the
-  // first until it is free, the others see the queue it leaves.
-  [[nodiscard]] sim::Time expected_chain_time(sim::Time now, std::int64_t requests);
-  // The mean time of one request now, leaving out a hold under way.
+  // Of `requests` sent one after another from now, `writes` of them writes:
+  // a held leader keeps the first until it is free, the others see the
+  // queue it leaves.
+  [[nodiscard]] sim::Time expected_chain_time(sim::Time now, std::int64_t requests,
+                                              std::int64_t writes);
+  // The mean time of one read now, leaving out a hold under way (a write
+  // takes commit_latency more).
   [[nodiscard]] sim::Time unheld_request_time(sim::Time now);
-  // The mean time of one request in the regime's stationary state: no hold,
+  // The mean time of one read in the regime's stationary state: no hold,
   // no transient (what a stretch advanced in aggregate is priced with; the
   // bursts' holds are priced apart, by the share of time they hold the leader).
   [[nodiscard]] sim::Time regime_request_time() const {
@@ -274,6 +282,20 @@ class Keeper {
   [[nodiscard]] sim::Time thread_request_time(sim::Time at) const;
   // The share of an away thread's time spent on the round trip.
   [[nodiscard]] double round_trip_share() const;
+  // A request's round trip, a read's or a write's (the Raft commit on top).
+  [[nodiscard]] sim::Time round_trip(bool write) const {
+    return write ? options_.latency + options_.commit_latency : options_.latency;
+  }
+  // The threads' mean round trip (background_write_share of them writes).
+  [[nodiscard]] sim::Time threads_round_trip() const;
+  // The threads' longest: a write's if any of them are (the first to time out).
+  [[nodiscard]] sim::Time threads_slowest_round_trip() const {
+    return round_trip(options_.background_write_share > 0);
+  }
+  // `weight` of the threads' requests that queued for `queued` into the
+  // latency histogram, reads and writes in their shares.
+  void add_threads_latency(sim::Time queued, std::int64_t weight);
+  double threads_writes_carry_ = 0;
   // Sum of the service times of `requests` requests.
   double service_time_s(std::int64_t requests, sim::RandomStream& stream);
   void flush_samples();

@@ -27,7 +27,7 @@ double Keeper::Ramp::left_at(sim::Time at) const {
 }
 
 Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperClient client,
-                                  int server) {
+                                  int server, bool writes) {
   advance(now);
   if (requests <= 0) return BurstAnswer{true, sim::Time{}};
   if (!available(now)) {
@@ -39,16 +39,16 @@ Keeper::BurstAnswer Keeper::burst(sim::Time now, std::int64_t requests, KeeperCl
   // The leader's work for them (one service time each, summed).
   const sim::Time work = to_time(service_time_s(requests, burst_stream_));
   const sim::Time from = take_leader(now, work);
-  // Answered at an even pace as the leader serves them.
-  return send_burst(now,
-                    Ramp{from + options_.latency, busy_until_ + options_.latency,
-                         static_cast<double>(requests), server},
-                    work);
+  // Answered at an even pace as the leader serves them; writes once Raft has
+  // committed them (the leader's request thread goes on batching meanwhile).
+  const sim::Time trip = round_trip(writes);
+  return send_burst(
+      now, Ramp{from + trip, busy_until_ + trip, static_cast<double>(requests), server}, work);
 }
 
 Keeper::BurstAnswer Keeper::multi_read(sim::Time now, std::int64_t paths, KeeperClient client,
                                        int server) {
-  if (!options_.multi_read) return burst(now, paths, client, server);
+  if (!options_.multi_read) return burst(now, paths, client, server, false);
   advance(now);
   if (paths <= 0) return BurstAnswer{true, sim::Time{}};
   if (!available(now)) {
@@ -211,9 +211,10 @@ void Keeper::drop_bursts() {
   ramps_.clear();
 }
 
-sim::Time Keeper::expected_chain_time(sim::Time now, std::int64_t requests) {
+sim::Time Keeper::expected_chain_time(sim::Time now, std::int64_t requests, std::int64_t writes) {
   const sim::Time each = unheld_request_time(now);
-  return each * requests + hold_left(now);
+  return each * requests + options_.commit_latency * std::clamp<std::int64_t>(writes, 0, requests) +
+         hold_left(now);
 }
 
 void Keeper::set_stalled(sim::Time now, sim::Time until) {

@@ -36,7 +36,7 @@ void Keeper::note_held_arrivals(sim::Time to) {
     const double tau =
         n - f0 > 0 && n - f > 0 ? std::clamp(-away * std::log((n - f) / (n - f0)), 0.0, span) : 0.0;
     const sim::Time sent = last_ + to_time(tau);
-    latency_us_.add(((end - sent) + options_.latency + to_time((f + 1) / loop_.mu())).us, weight);
+    add_threads_latency((end - sent) + to_time((f + 1) / loop_.mu()), weight);
   }
 }
 
@@ -51,7 +51,7 @@ void Keeper::flush_samples() {
     if (weight == 0) continue;
     const double ahead = std::clamp(static_cast<double>(loop_.ahead((i + 0.5) / 100.0)) + shift,
                                     0.0, static_cast<double>(loop_.threads()));
-    latency_us_.add((options_.latency + to_time((ahead + 1) / loop_.mu())).us, weight);
+    add_threads_latency(to_time((ahead + 1) / loop_.mu()), weight);
   }
   pending_served_ -= static_cast<double>(n);
   pending_shift_integral_ = 0;

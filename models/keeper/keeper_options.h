@@ -11,9 +11,27 @@
 namespace pipesim::keeper {
 
 struct KeeperOptions {
-  // A healthy request's round trip (network + log fsync), ~1 ms; the time
-  // spent waiting in the leader's queue comes on top.
-  sim::Time latency = sim::Time::millis(1);
+  // A healthy request's round trip between a ClickHouse server and the
+  // Keeper node it is connected to: all a read costs besides the queue (25.x
+  // serves reads on that node, KeeperServer::putLocalReadRequest). 0.3 ms:
+  // a round trip within a zone; Keeper's gets measured 0.12 ms at p10 on one
+  // node (ClickHouse PR #23038) and 0.42 ms at p50 under a mixed load (PR #56626).
+  sim::Time latency = sim::Time::micros(300);
+  // What a write adds (create, remove, set, a multi with any of them): the
+  // node forwards it to the leader, which appends it to its changelog and
+  // fsyncs (force_sync, Changelog::writeThread) while a follower does the
+  // same (parallel_log_appending), and commits at 2 of 3. The leader's request
+  // thread goes on batching meanwhile (KeeperDispatcher: batches of <= 100),
+  // so this is time in flight, not the leader's service. 1.4 ms: the forward
+  // to the leader (~0.2 ms) and the slower of the leader's fsync and a
+  // follower's append round trip (~0.2 ms) plus its fsync, an fsync being
+  // ~1 ms on cloud SSD ("under 2 ms" on a healthy SSD: Netdata's ZooKeeper
+  // guides; a 2 ms median on a VM: eBay/NuRaft issue #267, Keeper's Raft).
+  sim::Time commit_latency = sim::Time::micros(1400);
+  // The share of the background threads' requests that are writes: 1/3,
+  // RaftKeeper's keeper-bench profile of ClickHouse's ReplicatedMergeTree
+  // traffic (15,000 writes/s beside 30,000 reads/s; JDRaftKeeper/RaftKeeper PR #408).
+  double background_write_share = 1.0 / 3.0;
   // Requests per second the leader can serve (1 / mean service time).
   std::int64_t capacity_ops_per_s = 40000;
   // Coefficient of variation of the service time: 1 is exponential (the
@@ -60,10 +78,23 @@ struct KeeperOptions {
   sim::Time sample_interval = sim::Time::seconds(15);
 };
 
+// The background threads' mean round trip: a read's, and a write's Raft
+// commit for their share of writes.
+inline sim::Time threads_round_trip(const KeeperOptions& o) {
+  return o.latency + sim::Time{static_cast<std::int64_t>(static_cast<double>(o.commit_latency.us) *
+                                                         o.background_write_share)};
+}
+
 template <class V, class O>
 void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KeeperOptions> {
   v.duration("latency", o.latency, sim::Time::micros(1), sim::Time::minutes(1),
-             "model: healthy request round trip (network + fsync), before queueing");
+             "model: a request's round trip to the connected Keeper node, before queueing (a "
+             "read's whole cost)");
+  v.duration(
+      "commit_latency", o.commit_latency, sim::Time{}, sim::Time::minutes(1),
+      "model: what a write adds: forwarded to the leader, changelog fsync, Raft commit at 2 of 3");
+  v.real("background_write_share", o.background_write_share, 0.0, 1.0,
+         "model: the share of the background threads' requests that are writes");
   v.integer("capacity_ops_per_s", o.capacity_ops_per_s, 1, 100000000,
             "model: requests per second the leader serves");
   v.real("service_time_cv", o.service_time_cv, 0.0, 10.0,

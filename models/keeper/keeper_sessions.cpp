@@ -34,12 +34,12 @@ sim::Time Keeper::thread_request_time(sim::Time at) const {
   if (busy_from_ > at && busy_until_ > at) {
     // A burst was sent and waits for the requests ahead of it: this one
     // came after it (FCFS) and waits for it too.
-    return held_end(busy_from_) - at + options_.latency + to_time(1 / loop_.mu());
+    return held_end(busy_from_) - at + threads_slowest_round_trip() + to_time(1 / loop_.mu());
   }
   const auto n = static_cast<double>(loop_.threads());
   const double ahead = held(at) ? std::clamp(fluid_at(at), 0.0, n)
                                 : std::clamp(loop_.mean_at_leader() + shift_at(at), 0.0, n);
-  return hold_left(at) + options_.latency + to_time((ahead + 1) / loop_.mu());
+  return hold_left(at) + threads_slowest_round_trip() + to_time((ahead + 1) / loop_.mu());
 }
 
 sim::Time Keeper::threads_time_out_at(sim::Time now) {
@@ -50,7 +50,7 @@ sim::Time Keeper::threads_time_out_at(sim::Time now) {
   // it: the usual answer (a healthy leader, a short burst), found at once.
   const sim::Time holds = std::max({busy_until_, stalled_until_, now}) - now;
   const auto n = static_cast<double>(loop_.threads());
-  if (holds + options_.latency + to_time((n + 1) / loop_.mu()) <= limit) {
+  if (holds + threads_slowest_round_trip() + to_time((n + 1) / loop_.mu()) <= limit) {
     return sim::Time::max();
   }
   const auto over = [&](sim::Time s) { return thread_request_time(s) > limit; };

@@ -212,12 +212,13 @@ void check_consistency(const Config& c, bool lint) {
                                   std::to_string(k.background_ops_per_s));
     }
     const double mu = static_cast<double>(k.capacity_ops_per_s);
+    const sim::Time trip = keeper::threads_round_trip(k);
     const double most = keeper::ClosedLoop::throughput_of(mu, k.background_clients,
-                                                          static_cast<double>(k.latency.us) / 1e6);
+                                                          static_cast<double>(trip.us) / 1e6);
     if (most < static_cast<double>(k.background_ops_per_s)) {
       sim::throw_config_error("keeper.background_clients",
                               std::to_string(k.background_clients) + " threads with a " +
-                                  sim::format_duration(k.latency) + " round trip send at most " +
+                                  sim::format_duration(trip) + " round trip send at most " +
                                   std::to_string(static_cast<std::int64_t>(most)) +
                                   " requests/s, fewer than keeper.background_ops_per_s (" +
                                   std::to_string(k.background_ops_per_s) + "): give more threads");

@@ -42,13 +42,20 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
   in.insert_sigma = c.clickhouse.insert_latency_sigma;
   const sim::Time k = keeper_request_time();
   in.keeper_request = sim::Time{(k.us + kKeeperStepUs / 2) / kKeeperStepUs * kKeeperStepUs};
+  // Writes take Raft's commit on top (ReplicatedTable::plan_keeper_phase):
+  // allocateBlockNumber and the commit multi; checkQuorumPrecondition's 3 reads.
+  in.keeper_commit = c.keeper.commit_latency;
   in.keeper_requests_per_insert = parts_.table.quorum() ? 5 : 2;
+  in.keeper_writes_per_insert = 2;
   if (parts_.table.quorum()) {
     in.quorum_fetch = c.clickhouse.replication_fetch_latency;
     in.quorum_keeper_requests = static_cast<int>(c.clickhouse.keeper_requests_per_fetch);
+    in.quorum_keeper_writes = static_cast<int>(parts_.table.keeper_writes_of_a_fetch());
   }
-  // StorageKeeperMap: the state read (1 request), the BEFORE and AFTER writes (2 each).
+  // StorageKeeperMap: the state read (1 request), the BEFORE and AFTER writes
+  // (2 each: exists(), then the multi, a write).
   in.keeper_map_requests = c.connector.exactly_once ? 5 : 0;
+  in.keeper_map_writes = c.connector.exactly_once ? 2 : 0;
   // The queries' connections, round trips and overheads, as the event path
   // charges them (ReplicatedTable::begin_insert, KeeperMapTable::send).
   const clickhouse::QueryCosts& costs = parts_.table.costs();
