@@ -77,6 +77,25 @@ void Keeper::solve() {
   for (const auto& st : streams_) own += st.rate;
   loop_.solve(capacity_ * capacity_factor_, classes, own);
   peak_utilisation_ = std::max(peak_utilisation_, loop_.offered_load());
+  update_read_wait();
+}
+
+void Keeper::update_read_wait() {
+  // The writes of one server's session reach its node: the leader's
+  // throughput's write share, over the servers.
+  const double servers = std::max<double>(1.0, static_cast<double>(servers_.size()));
+  node_write_rate_ = loop_.throughput() * options_.background_write_share / servers;
+  const double c = seconds(options_.commit_latency);
+  const double lambda = node_write_rate_;
+  read_wait_s_ = lambda > 0 && c > 0 ? c + std::expm1(-lambda * c) / lambda : 0.0;
+}
+
+sim::Time Keeper::draw_read_wait() {
+  const double c = seconds(options_.commit_latency);
+  if (node_write_rate_ <= 0 || c <= 0) return sim::Time{};
+  // The time since the node's last write: exponential at its write rate.
+  const double since = -std::log(1.0 - queue_stream_.uniform01()) / node_write_rate_;
+  return to_time(std::max(0.0, c - since));
 }
 
 double Keeper::fluid_at(sim::Time at) const {
@@ -100,15 +119,30 @@ double Keeper::round_trip_share() const {
   return loop_.away_s() > 0 ? std::min(1.0, seconds(threads_round_trip()) / loop_.away_s()) : 1.0;
 }
 
-sim::Time Keeper::threads_round_trip() const { return keeper::threads_round_trip(options_); }
+sim::Time Keeper::threads_round_trip() const {
+  return keeper::threads_round_trip(options_) +
+         to_time(read_wait_s_ * (1 - options_.background_write_share));
+}
 
 void Keeper::add_threads_latency(sim::Time queued, std::int64_t weight) {
   // The writes' share of them, carried over so that no share is lost to rounding.
   threads_writes_carry_ += static_cast<double>(weight) * options_.background_write_share;
   const auto writes = std::min(weight, static_cast<std::int64_t>(threads_writes_carry_));
   threads_writes_carry_ -= static_cast<double>(writes);
-  if (weight > writes) latency_us_.add((queued + round_trip(false)).us, weight - writes);
   if (writes > 0) latency_us_.add((queued + round_trip(true)).us, writes);
+  // The reads in four strata of their wait for their node's writes:
+  // P(wait <= w) = e^(-lambda (c - w)) for 0 <= w <= c, so its quantile q is
+  // c + ln(q) / lambda, or 0 below q = e^(-lambda c).
+  const std::int64_t reads = weight - writes;
+  const double c = seconds(options_.commit_latency);
+  for (int i = 0; i < 4 && reads > 0; ++i) {
+    const std::int64_t w = reads / 4 + (i < reads % 4 ? 1 : 0);
+    if (w == 0) continue;
+    const double q = (i + 0.5) / 4;
+    const double wait =
+        node_write_rate_ > 0 ? std::max(0.0, c + std::log(q) / node_write_rate_) : 0.0;
+    latency_us_.add((queued + options_.latency + to_time(wait)).us, w);
+  }
 }
 
 double Keeper::in_flight_at(sim::Time at) const {
@@ -249,8 +283,10 @@ KeeperAnswer Keeper::request(sim::Time now, int requests, KeeperClient client, i
     // queue as it is then.
     const sim::Time sent = now + answer.latency;
     // The chain's last `writes` are writes: Raft commits them after the
-    // leader's service (time in flight, not the leader's).
-    sim::Time one = round_trip(i >= requests - writes);
+    // leader's service (time in flight, not the leader's); a read waits for
+    // its node's writes before it to commit.
+    const bool write = i >= requests - writes;
+    sim::Time one = write ? round_trip(true) : options_.latency + draw_read_wait();
     if (held(sent)) {
       // A held leader: it waits for the stall's (or the burst's) end behind
       // the requests queued before it (the fluid number there), then for their service.
@@ -302,7 +338,7 @@ void Keeper::add_load(sim::Time now, std::int64_t requests, KeeperClient client,
   const sim::Time each = unheld_request_time(now);
   senders = std::clamp<std::int64_t>(senders, 1, std::max<std::int64_t>(1, requests));
   // The writes' Raft commits on top.
-  const sim::Time commits = options_.commit_latency * std::clamp<std::int64_t>(writes, 0, requests);
+  const sim::Time commits = write_extra() * std::clamp<std::int64_t>(writes, 0, requests);
   const double request_s = static_cast<double>(requests) * seconds(each) + seconds(commits) +
                            static_cast<double>(senders) * seconds(rest);
   in_flight_integral_ += request_s;
@@ -319,7 +355,7 @@ sim::Time Keeper::expected_request_time(sim::Time now) {
 
 sim::Time Keeper::unheld_request_time(sim::Time now) {
   advance(now);
-  return options_.latency +
+  return round_trip(false) +
          to_time((std::max(0.0, loop_.mean_at_leader() + shift_at(now)) + 1) / loop_.mu());
 }
 

@@ -34,6 +34,12 @@
 // wait behind them (for the threads the leader is held, as in a stall).
 // They are in flight from the moment they are sent until answered.
 //
+// Reads and writes: a read is a round trip to the node the server is
+// connected to, after the node's writes before it have committed (their
+// mean residual, read_wait()); a write is forwarded to the leader and
+// answered once Raft has committed it (commit_latency on top). Both are
+// served by the one queue here (every node's request thread as one).
+//
 // Sessions (models/keeper/keeper_sessions.cpp): every server's threads queue
 // here, so when a thread's request would wait past operation_timeout_ms every
 // server's session ends (threads_time_out_at); a server without a session
@@ -154,9 +160,10 @@ class Keeper {
   // no transient (what a stretch advanced in aggregate is priced with; the
   // bursts' holds are priced apart, by the share of time they hold the leader).
   [[nodiscard]] sim::Time regime_request_time() const {
-    return options_.latency + sim::Time{static_cast<std::int64_t>(
-                                  std::llround((loop_.mean_at_leader() + 1) / loop_.mu() * 1e6))};
+    return round_trip(false) + to_micros((loop_.mean_at_leader() + 1) / loop_.mu());
   }
+  // What a write takes more than a read: its commit, less the read's wait.
+  [[nodiscard]] sim::Time write_extra() const { return round_trip(true) - round_trip(false); }
   // The mean wait before a request is served now.
   [[nodiscard]] sim::Time expected_wait(sim::Time now);
 
@@ -282,9 +289,25 @@ class Keeper {
   [[nodiscard]] sim::Time thread_request_time(sim::Time at) const;
   // The share of an away thread's time spent on the round trip.
   [[nodiscard]] double round_trip_share() const;
-  // A request's round trip, a read's or a write's (the Raft commit on top).
+  // A request's mean round trip, a read's or a write's (the Raft commit on top).
   [[nodiscard]] sim::Time round_trip(bool write) const {
-    return write ? options_.latency + options_.commit_latency : options_.latency;
+    return write ? options_.latency + options_.commit_latency : options_.latency + read_wait();
+  }
+  // A read's wait for the writes its node took before it (ClickHouse Keeper
+  // 25.x: KeeperDispatcher::requestThread serves a read only once the write
+  // batch before it has committed on the node). The node's writes come at a
+  // rate lambda (the threads' writes of the servers connected to it: one
+  // server a node), each committing commit_latency c after it came; a read
+  // whose last write came A ago (exponential) waits c - A if A < c: on
+  // average c - (1 - e^(-lambda c)) / lambda.
+  [[nodiscard]] sim::Time read_wait() const { return to_micros(read_wait_s_); }
+  // A draw of it (for a request followed one by one).
+  sim::Time draw_read_wait();
+  void update_read_wait();
+  double node_write_rate_ = 0;
+  double read_wait_s_ = 0;
+  [[nodiscard]] static sim::Time to_micros(double s) {
+    return sim::Time{static_cast<std::int64_t>(std::llround(s * 1e6))};
   }
   // The threads' mean round trip (background_write_share of them writes).
   [[nodiscard]] sim::Time threads_round_trip() const;

@@ -61,7 +61,7 @@ Keeper::BurstAnswer Keeper::multi_read(sim::Time now, std::int64_t paths, Keeper
   const double per_s = static_cast<double>(options_.multi_read_sub_reads_per_s) * capacity_factor_;
   const sim::Time work = to_time(static_cast<double>(paths) / per_s);
   take_leader(now, work);
-  const sim::Time answer = busy_until_ + options_.latency;
+  const sim::Time answer = busy_until_ + round_trip(false);
   return send_burst(now, Ramp{answer, answer, 1.0, server}, work);
 }
 
@@ -213,7 +213,7 @@ void Keeper::drop_bursts() {
 
 sim::Time Keeper::expected_chain_time(sim::Time now, std::int64_t requests, std::int64_t writes) {
   const sim::Time each = unheld_request_time(now);
-  return each * requests + options_.commit_latency * std::clamp<std::int64_t>(writes, 0, requests) +
+  return each * requests + write_extra() * std::clamp<std::int64_t>(writes, 0, requests) +
          hold_left(now);
 }
 

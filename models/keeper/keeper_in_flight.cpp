@@ -72,6 +72,7 @@ const Keeper::Readings& Keeper::server_readings(sim::Time now) {
 void Keeper::set_servers(int servers) {
   servers_.assign(static_cast<std::size_t>(std::max(0, servers)), Server{});
   with_session_ = servers_.size();
+  update_read_wait();
 }
 
 void Keeper::set_sessions(sim::Time now, const std::vector<bool>& has_session) {

@@ -12,8 +12,9 @@ namespace pipesim::keeper {
 
 struct KeeperOptions {
   // A healthy request's round trip between a ClickHouse server and the
-  // Keeper node it is connected to: all a read costs besides the queue (25.x
-  // serves reads on that node, KeeperServer::putLocalReadRequest). 0.3 ms:
+  // Keeper node it is connected to (25.x serves reads on that node,
+  // KeeperServer::putLocalReadRequest, once the node's writes before them
+  // have committed: Keeper::read_wait). 0.3 ms:
   // a round trip within a zone; Keeper's gets measured 0.12 ms at p10 on one
   // node (ClickHouse PR #23038) and 0.42 ms at p50 under a mixed load (PR #56626).
   sim::Time latency = sim::Time::micros(300);
@@ -78,8 +79,9 @@ struct KeeperOptions {
   sim::Time sample_interval = sim::Time::seconds(15);
 };
 
-// The background threads' mean round trip: a read's, and a write's Raft
-// commit for their share of writes.
+// The background threads' least mean round trip: a read's, and a write's
+// Raft commit for their share of writes (reads wait for their node's writes
+// on top: Keeper::threads_round_trip).
 inline sim::Time threads_round_trip(const KeeperOptions& o) {
   return o.latency + sim::Time{static_cast<std::int64_t>(static_cast<double>(o.commit_latency.us) *
                                                          o.background_write_share)};
@@ -88,8 +90,8 @@ inline sim::Time threads_round_trip(const KeeperOptions& o) {
 template <class V, class O>
 void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, KeeperOptions> {
   v.duration("latency", o.latency, sim::Time::micros(1), sim::Time::minutes(1),
-             "model: a request's round trip to the connected Keeper node, before queueing (a "
-             "read's whole cost)");
+             "model: a request's round trip to the connected Keeper node, before queueing (a read "
+             "also waits for its node's writes to commit)");
   v.duration(
       "commit_latency", o.commit_latency, sim::Time{}, sim::Time::minutes(1),
       "model: what a write adds: forwarded to the leader, changelog fsync, Raft commit at 2 of 3");
