@@ -62,28 +62,36 @@ def after_share_by_hand(pipesim):
     KeeperMap state AFTER_PROCESSING, from the model's latencies (docs: README "What a query
     to ClickHouse costs"), for one partition per task and the client_version V1 default.
 
-    A put: read (F + k), BEFORE write (F + 2k), insert (F + local + 2k), AFTER write (F + 2k),
-    where F is a query's cost besides its storage work: a new connection (TCP round trip, TLS
-    1.3 round trip, handshake work), the request's round trip, the server's overhead; k is a
-    Keeper request's mean time (exact MVA of the baseline's closed loop, tools/keeper_mva.py,
-    plus Keeper's round trip). A write is applied at the server whatever becomes of the task,
-    so a crash after the AFTER write left and before the next BEFORE write left leaves
-    AFTER_PROCESSING: f = (AFTER write + next read) / cycle = (2F + 3k) / (4F + 7k + local).
-    local: the part writing of the records that arrived during one cycle, at the day's mean
-    rate, times the lognormal factor's mean exp(sigma^2 / 2)."""
+    A put: read (F + r), BEFORE write (F + r + w: exists, then the multi), insert
+    (F + local + 2w: allocateBlockNumber and the commit multi), AFTER write (F + r + w), where F
+    is a query's cost besides its storage work: a new connection (TCP round trip, TLS 1.3 round
+    trip, handshake work), the request's round trip, the server's overhead; r and w are a Keeper
+    read's and write's mean times: the queue (exact MVA of the baseline's closed loop,
+    tools/keeper_mva.py) and the round trip, a read's wait for its node's writes to commit
+    (c - (1 - e^(-lambda c)) / lambda at the node's write rate lambda: the background's writes over
+    the servers, ours left out), a write's commit c. A write is applied at the server whatever
+    becomes of the task, so a crash after the AFTER write's multi left and before the next
+    BEFORE write's left leaves AFTER_PROCESSING: f = (the AFTER multi + the next read + the
+    BEFORE exists) / cycle = (2F + w + 2r) / (4F + 3r + 4w + local). local: the part writing of
+    the records that arrived during one cycle, at the day's mean rate, times the lognormal
+    factor's mean exp(sigma^2 / 2)."""
     ref = reference(pipesim)
     rtt = ms(ref["clickhouse.network_round_trip"])
     fixed = rtt + (rtt + ms(ref["clickhouse.tls_handshake_work"])) + rtt + ms(ref["clickhouse.query_overhead"])
-    _, _, r = mva(int(ref["keeper.background_clients"]), 0.172767, int(ref["keeper.capacity_ops_per_s"]))
-    k = r * 1000 + ms(ref["keeper.latency"])
+    _, _, queue = mva(int(ref["keeper.background_clients"]), 0.172767, int(ref["keeper.capacity_ops_per_s"]))
+    commit, share = ms(ref["keeper.commit_latency"]), float(ref["keeper.background_write_share"])
+    node_writes = int(ref["keeper.background_ops_per_s"]) * share / int(ref["clickhouse.replicas"]) / 1000  # per ms
+    wait = commit - (1 - math.exp(-node_writes * commit)) / node_writes
+    r = queue * 1000 + ms(ref["keeper.latency"]) + wait
+    w = queue * 1000 + ms(ref["keeper.latency"]) + commit
     partitions = int(ref["kafka.num.partitions"])
     rate_ms = int(ref["workload.records_per_day"]) / 86400 / partitions / 1000
     base, per_row = ms(ref["clickhouse.insert_base_latency"]), ms(ref["clickhouse.insert_latency_per_row"])
     factor = math.exp(float(ref["clickhouse.insert_latency_sigma"]) ** 2 / 2)
-    cycle = 4 * fixed + 7 * k + base * factor
+    cycle = 4 * fixed + 3 * r + 4 * w + base * factor
     for _ in range(50):  # rows per insert = rate x cycle: a fixed point
-        cycle = 4 * fixed + 7 * k + (base + per_row * rate_ms * cycle) * factor
-    return (2 * fixed + 3 * k) / cycle, partitions
+        cycle = 4 * fixed + 3 * r + 4 * w + (base + per_row * rate_ms * cycle) * factor
+    return (2 * fixed + w + 2 * r) / cycle, partitions
 
 
 def estimate(e):

@@ -130,15 +130,16 @@ void Keeper::add_threads_latency(sim::Time queued, std::int64_t weight) {
   const auto writes = std::min(weight, static_cast<std::int64_t>(threads_writes_carry_));
   threads_writes_carry_ -= static_cast<double>(writes);
   if (writes > 0) latency_us_.add((queued + round_trip(true)).us, writes);
-  // The reads in four strata of their wait for their node's writes:
+  // The reads in ten strata of their wait for their node's writes:
   // P(wait <= w) = e^(-lambda (c - w)) for 0 <= w <= c, so its quantile q is
   // c + ln(q) / lambda, or 0 below q = e^(-lambda c).
   const std::int64_t reads = weight - writes;
   const double c = seconds(options_.commit_latency);
-  for (int i = 0; i < 4 && reads > 0; ++i) {
-    const std::int64_t w = reads / 4 + (i < reads % 4 ? 1 : 0);
+  constexpr int kStrata = 10;
+  for (int i = 0; i < kStrata && reads > 0; ++i) {
+    const std::int64_t w = reads / kStrata + (i < reads % kStrata ? 1 : 0);
     if (w == 0) continue;
-    const double q = (i + 0.5) / 4;
+    const double q = (i + 0.5) / kStrata;
     const double wait =
         node_write_rate_ > 0 ? std::max(0.0, c + std::log(q) / node_write_rate_) : 0.0;
     latency_us_.add((queued + options_.latency + to_time(wait)).us, w);
