@@ -88,6 +88,15 @@ void Keeper::update_read_wait() {
   const double c = seconds(options_.commit_latency);
   const double lambda = node_write_rate_;
   read_wait_s_ = lambda > 0 && c > 0 ? c + std::expm1(-lambda * c) / lambda : 0.0;
+  // A read's round trip at the middle quantile q of each of equal strata:
+  // P(wait <= w) = e^(-lambda (c - w)) for 0 <= w <= c, so the wait's
+  // quantile q is c + ln(q) / lambda, or 0 below q = e^(-lambda c).
+  const auto strata = static_cast<double>(read_trip_strata_.size());
+  for (std::size_t i = 0; i < read_trip_strata_.size(); ++i) {
+    const double q = (static_cast<double>(i) + 0.5) / strata;
+    const double wait = lambda > 0 && c > 0 ? std::max(0.0, c + std::log(q) / lambda) : 0.0;
+    read_trip_strata_[i] = options_.latency + to_time(wait);
+  }
 }
 
 sim::Time Keeper::draw_read_wait() {
@@ -130,19 +139,12 @@ void Keeper::add_threads_latency(sim::Time queued, std::int64_t weight) {
   const auto writes = std::min(weight, static_cast<std::int64_t>(threads_writes_carry_));
   threads_writes_carry_ -= static_cast<double>(writes);
   if (writes > 0) latency_us_.add((queued + round_trip(true)).us, writes);
-  // The reads in ten strata of their wait for their node's writes:
-  // P(wait <= w) = e^(-lambda (c - w)) for 0 <= w <= c, so its quantile q is
-  // c + ln(q) / lambda, or 0 below q = e^(-lambda c).
+  // The reads in strata of their wait for their node's writes (update_read_wait).
   const std::int64_t reads = weight - writes;
-  const double c = seconds(options_.commit_latency);
-  constexpr int kStrata = 10;
-  for (int i = 0; i < kStrata && reads > 0; ++i) {
-    const std::int64_t w = reads / kStrata + (i < reads % kStrata ? 1 : 0);
-    if (w == 0) continue;
-    const double q = (i + 0.5) / kStrata;
-    const double wait =
-        node_write_rate_ > 0 ? std::max(0.0, c + std::log(q) / node_write_rate_) : 0.0;
-    latency_us_.add((queued + options_.latency + to_time(wait)).us, w);
+  const auto strata = static_cast<std::int64_t>(read_trip_strata_.size());
+  for (std::int64_t i = 0; i < strata && reads > 0; ++i) {
+    const std::int64_t w = reads / strata + (i < reads % strata ? 1 : 0);
+    if (w > 0) latency_us_.add((queued + read_trip_strata_[static_cast<std::size_t>(i)]).us, w);
   }
 }
 

@@ -306,6 +306,8 @@ class Keeper {
   void update_read_wait();
   double node_write_rate_ = 0;
   double read_wait_s_ = 0;
+  // A read's round trip at ten quantiles of its wait (the latency histogram's strata).
+  std::array<sim::Time, 10> read_trip_strata_{};
   [[nodiscard]] static sim::Time to_micros(double s) {
     return sim::Time{static_cast<std::int64_t>(std::llround(s * 1e6))};
   }
