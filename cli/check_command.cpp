@@ -53,10 +53,9 @@ struct Decision {
 // a width (estimates.cpp: the exact Poisson bound).
 std::string cannot_bound(const pipeline::Estimate& e, std::size_t seeds) {
   if (seeds < 2) return "one seed gives no interval";
-  if (e.method == "ratio" && e.trials < 3)
-    return sim::format_number(e.trials) + " episode(s) give no interval: it takes 3";
-  if (!(e.hi > e.lo)) return "no spread over the seeds gives no interval";
-  return "";
+  std::string reason = pipeline::no_interval(e, seeds);
+  if (reason.empty() && !(e.hi > e.lo)) reason = "no spread over the seeds gives no interval";
+  return reason;
 }
 
 // One-sided bounds at confidence c are the two-sided bounds at 2c - 1.
@@ -163,7 +162,7 @@ int execute(const CheckArgs& args) {
       std::cout << " (" << sim::format_number(d.estimate.successes) << " of "
                 << sim::format_number(d.estimate.trials) << ")";
     }
-    std::cout << ", " << runs.size() << " seeds";
+    std::cout << ", " << sim::counted(static_cast<double>(runs.size()), "seed");
     if (!tilt.empty())
       std::cout << " (importance " << sim::format_tilt(tilt) << ", effective sample size "
                 << sim::format_number(sim::effective_sample_size(weights)) << ")";

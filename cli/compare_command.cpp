@@ -1,6 +1,8 @@
 // pipesim compare A B: both configs on the same seeds. Common random numbers
 // (docs/model.md §2) give both the same workload and fault timeline per seed, so the
 // per-seed differences B - A carry far less noise than two separate runs.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -29,26 +31,64 @@ struct CompareArgs {
   std::string importance;  // KIND=FACTOR[,...] for both (run --importance)
 };
 
-// Headline quantities; for all of them lower is better.
-const std::vector<std::string>& headline() {
-  static const std::vector<std::string> names = {
-      "duplicate_rows_per_day",
-      "duplicate_rows_by_entry.producer_retry_per_day",
-      "duplicate_rows_by_entry.insert_timeout_redelivery_per_day",
-      "duplicate_rows_by_entry.task_restart_replay_per_day",
-      "duplicate_rows_by_entry.manual_resend_per_day",
-      "duplicate_rows_by_entry.state_reset_per_day",
-      "lost_records_per_day",
-      "pending_records",
-      "state_mismatch_throws_per_day",
-      "task_failures_per_day",
-      "task_downtime_s_per_day",
-      "dlq_records_missing_per_day",
-      "max_lag_records",
-      "keeper_peak_in_flight",
-      "inserts_per_day",
+// Headline quantities, and whether lower is better for a user: fewer
+// duplicates, losses, stops, downtime, lag and Keeper load are; more or fewer
+// inserts for the same records is neither (a stalled sink makes fewer, a
+// faster one bigger ones).
+struct Headline {
+  std::string name;
+  bool lower_is_better = true;
+};
+const std::vector<Headline>& headline() {
+  static const std::vector<Headline> names = {
+      {"duplicate_rows_per_day"},
+      {"duplicate_rows_by_entry.producer_retry_per_day"},
+      {"duplicate_rows_by_entry.insert_timeout_redelivery_per_day"},
+      {"duplicate_rows_by_entry.task_restart_replay_per_day"},
+      {"duplicate_rows_by_entry.manual_resend_per_day"},
+      {"duplicate_rows_by_entry.state_reset_per_day"},
+      {"lost_records_per_day"},
+      {"pending_records"},
+      {"state_mismatch_throws_per_day"},
+      {"task_failures_per_day"},
+      {"task_downtime_s_per_day"},
+      {"dlq_records_missing_per_day"},
+      {"max_lag_records"},
+      {"keeper_peak_in_flight"},
+      {"inserts_per_day", false},
   };
   return names;
+}
+
+// Seeds that would likely decide a difference the paired interval does not:
+// with the per-seed differences' spread sd, the interval excludes 0 with 80%
+// power at the difference seen, d, once n >= ((1.96 + 0.84) sd / d)^2.
+// 0: no difference seen at all.
+double seeds_to_decide(const sim::SummaryStats& d) {
+  if (d.mean == 0) return 0;
+  const double n = std::ceil(std::pow((1.96 + 0.84) * d.stddev / std::fabs(d.mean), 2));
+  return std::max(n, static_cast<double>(d.n) + 1);
+}
+
+// The verdict of one paired difference, worded by what is good for users.
+// A difference the pairing shows but that lies inside A's own 95% interval
+// (the seed-to-seed uncertainty of A's estimate) is named without a
+// judgement: pairing can resolve differences too small to matter.
+std::string verdict_of(const sim::SummaryStats& d, const sim::SummaryStats& a, const Headline& h) {
+  const bool small = std::fabs(d.mean) <= (a.ci_hi - a.ci_lo) / 2;
+  const std::string within = small ? ", within A's own interval" : "";
+  const std::string lower =
+      h.lower_is_better && !small ? "B is better (lower)" : "B is lower" + within;
+  const std::string higher =
+      h.lower_is_better && !small ? "B is worse (higher)" : "B is higher" + within;
+  if (d.stddev == 0 && d.mean == 0) return "identical";
+  if (d.n < 2) return (d.mean < 0 ? "B lower" : "B higher") + std::string(" (1 seed: no interval)");
+  if (d.ci_hi < 0) return lower;
+  if (d.ci_lo > 0) return higher;
+  const double n = seeds_to_decide(d);
+  if (n == 0) return "indistinguishable (no difference seen)";
+  return "indistinguishable (~" + (n > 1e6 ? std::string("1,000,000+") : sim::format_number(n)) +
+         " seeds would likely decide it)";
 }
 
 // Per-seed values of a headline quantity (a metric, or a metric per day).
@@ -124,24 +164,23 @@ int execute(const CompareArgs& args) {
   std::snprintf(line, sizeof line, "%-58s %13s %13s %13s  %-29s %s\n", "metric", "A mean", "B mean", "B - A",
                 "95% CI of B - A (paired)", "verdict");
   table += line;
-  for (const auto& name : headline()) {
+  for (const auto& h : headline()) {
+    const std::string& name = h.name;
     const auto va = per_seed(*runs_a, name, days_a, weights_a);
     const auto vb = per_seed(*runs_b, name, days_b, weights_b);
     const sim::SummaryStats d = sim::paired_difference(va, vb);
-    const double mean_a = sim::summarize(va).mean, mean_b = sim::summarize(vb).mean;
-    std::string verdict = "indistinguishable";
-    if (d.stddev == 0 && d.mean == 0) {
-      verdict = "identical";
-    } else if (d.n < 2) {
-      verdict = d.mean < 0 ? "B lower (1 seed: no interval)" : "B higher (1 seed: no interval)";
-    } else if (d.ci_hi < 0) {
-      verdict = "B is better (lower)";
-    } else if (d.ci_lo > 0) {
-      verdict = "B is worse (higher)";
-    }
-    metrics[name] = {{"a_mean", mean_a}, {"b_mean", mean_b}, {"difference", d.mean},
-                     {"ci95", {d.ci_lo, d.ci_hi}}, {"verdict", verdict}};
-    const std::string ci = "[" + sim::format_number(d.ci_lo) + ", " + sim::format_number(d.ci_hi) + "]";
+    const sim::SummaryStats sa = sim::summarize(va);
+    const double mean_a = sa.mean, mean_b = sim::summarize(vb).mean;
+    const std::string verdict = verdict_of(d, sa, h);
+    metrics[name] = {{"a_mean", mean_a},     {"b_mean", mean_b},
+                     {"difference", d.mean}, {"ci95", {d.ci_lo, d.ci_hi}},
+                     {"verdict", verdict},   {"lower_is_better", h.lower_is_better}};
+    if (d.n >= 2 && d.ci_lo <= 0 && d.ci_hi >= 0 && d.mean != 0)
+      metrics[name]["seeds_to_decide"] = seeds_to_decide(d);
+    // One seed gives no interval: none is printed.
+    const std::string ci =
+        d.n < 2 ? std::string("-")
+                : "[" + sim::format_number(d.ci_lo) + ", " + sim::format_number(d.ci_hi) + "]";
     std::snprintf(line, sizeof line, "%-58s %13s %13s %13s  %-29s %s\n", name.c_str(),
                   sim::format_number(mean_a).c_str(), sim::format_number(mean_b).c_str(),
                   sim::format_number(d.mean).c_str(), ci.c_str(), verdict.c_str());

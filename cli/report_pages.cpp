@@ -64,7 +64,8 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
   page.paragraph("pipesim " + result.value("pipesim_version", std::string("?")) +
                      "  A: " + file(a) + " (" + a.value("config_digest", std::string()) +
                      ")  B: " + file(b) + " (" + b.value("config_digest", std::string()) + ")  " +
-                     std::to_string(count) + " seeds, the same for both (paired)",
+                     sim::counted(static_cast<double>(count), "seed") +
+                     ", the same for both (paired)",
                  "meta");
   page.heading("Paired differences");
   sim::HtmlTable t{{"estimate", "A", "B", "B - A", "95% CI of B - A", "verdict"}, {}};
@@ -102,23 +103,25 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
   }
   page.table(t);
   if (!labels.empty()) {
-    page.chart({{"kind", "bars"},
-                {"title", "B - A per day: duplicates and losses (paired over the same seeds)"},
-                {"y_label", "per day, B - A"},
-                {"horizontal", true},
-                {"begin_at_zero", true},
-                {"labels", labels},
-                {"datasets", Json::array({{{"name", "B - A"},
-                                           {"values", values},
-                                           {"lo", lo},
-                                           {"hi", hi},
-                                           {"src", src},
-                                           {"lo_src", lo_src},
-                                           {"hi_src", hi_src},
-                                           {"colors", colors}}})}},
-               "green: B is better (lower), red: B is worse (higher), grey: no difference shown; "
-               "black lines: 95% CI",
-               760, 60 + 26 * static_cast<int>(labels.size()));
+    page.chart(
+        {{"kind", "bars"},
+         {"title", "B - A per day: duplicates and losses (paired over the same seeds)"},
+         {"y_label", "per day, B - A"},
+         {"horizontal", true},
+         {"begin_at_zero", true},
+         {"labels", labels},
+         {"datasets", Json::array({{{"name", "B - A"},
+                                    {"values", values},
+                                    {"lo", lo},
+                                    {"hi", hi},
+                                    {"src", src},
+                                    {"lo_src", lo_src},
+                                    {"hi_src", hi_src},
+                                    {"colors", colors}}})}},
+        "green: B is better (lower), red: B is worse (higher), grey: no difference shown, or "
+        "neither better nor worse (inserts); "
+        "black lines: 95% CI",
+        760, 60 + 26 * static_cast<int>(labels.size()));
   }
   page.heading("What differs between A and B");
   sim::HtmlTable d{{"key", "A", "B"}, {}};
@@ -148,8 +151,8 @@ sim::HtmlPage check_page(const Json& result, const std::string& name) {
   page.paragraph("pipesim " + result.value("pipesim_version", std::string("?")) + "  config " +
                      (file.empty() ? std::string("the production baseline") : file) + " (" +
                      result.value("config_digest", std::string()) + ")  expectations " +
-                     result.value("expect_file", std::string()) + "  " + std::to_string(count) +
-                     " seeds",
+                     result.value("expect_file", std::string()) + "  " +
+                     sim::counted(static_cast<double>(count), "seed"),
                  "meta");
   page.heading("Expectations");
   sim::HtmlTable t{{"estimate", "verdict", "estimate", "CI", "bound", "confidence", "seeds"}, {}};

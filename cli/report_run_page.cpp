@@ -58,9 +58,16 @@ void headline_section(sim::HtmlPage& page, const Json& estimates) {
         {{indented ? row.label.substr(2) : row.label, "", indented ? "indent" : "text"},
          {format_number(e.at("value").get<double>()),
           json_pointer({"estimates", row.estimate, "value"})},
-         {interval_text(e.at("ci95").at(0).get<double>(), e.at("ci95").at(1).get<double>()),
-          json_pointer({"estimates", row.estimate, "ci95"})},
-         {e.value("note", std::string()), "", "text"}});
+         e.contains("no_interval")
+             ? sim::HtmlCell{"-", "", "text"}
+             : sim::HtmlCell{interval_text(e.at("ci95").at(0).get<double>(),
+                                           e.at("ci95").at(1).get<double>()),
+                             json_pointer({"estimates", row.estimate, "ci95"})},
+         {e.contains("no_interval")
+              ? e.value("note", std::string()) + (e.contains("note") ? "; " : "") +
+                    e.at("no_interval").get<std::string>()
+              : e.value("note", std::string()),
+          "", "text"}});
   }
   page.table(t);
   breakdown_chart(page, estimates, "duplicate_rows_by_entry.", pipeline::duplicate_entry_points(),
@@ -103,7 +110,7 @@ void distribution_section(sim::HtmlPage& page, const Json& result) {
                 {"labels", labels},
                 {"histogram_of", {{"runs", "/runs"}, {"metric", metric}, {"edges", edges}}},
                 {"datasets", Json::array({{{"name", "seeds"}, {"values", counts}}})}},
-               std::to_string(values.size()) + " seeds" +
+               sim::counted(static_cast<double>(values.size()), "seed") +
                    (weighted ? " (counted unweighted: the estimates above weight each seed by its "
                                "likelihood ratio)"
                              : ""),

@@ -86,11 +86,13 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
     std::string note;
     if (e->method == "proportion") {
       if (e->trials == 0) return;
-      note = sim::format_number(e->successes) + " of " + sim::format_number(e->trials) +
-             (weights ? " (weighted) " : " ") +
-             (name.find("_probability") != std::string::npos ? "runs" : "episodes");
+      note = sim::format_number(e->successes) + " of " +
+             sim::counted(e->trials,
+                          name.find("_probability") != std::string::npos ? "run" : "episode") +
+             (weights ? " (weighted)" : "");
     }
-    report.headline.push_back({label, name, e->value, e->lo, e->hi, note});
+    report.headline.push_back(
+        {label, name, e->value, e->lo, e->hi, note, pipeline::no_interval(*e, runs.size())});
   };
   for (const auto& row : pipeline::headline_rows()) add(row.label, row.estimate);
   const auto inserts = pipeline::estimate(runs, "inserts", days, 0.95, weights);

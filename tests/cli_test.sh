@@ -512,6 +512,10 @@ else
   fail "compare verdict" "$(show)"
 fi
 cp "$OUT" "$TMP/compare.json"
+# Inserts are neither better nor worse; an undecided difference says how many seeds would likely
+# decide it: ((1.96 + 0.84) x the paired differences' spread / their mean)^2, computed here apart.
+json_check "compare: inserts_per_day is never better or worse; an undecided difference names the seeds to decide it" \
+  "$TMP/compare.json" 'all(("better" not in m["verdict"] and "worse" not in m["verdict"]) for k, m in d["metrics"].items() if k == "inserts_per_day") and d["metrics"]["inserts_per_day"]["lower_is_better"] is False and d["metrics"]["duplicate_rows_per_day"]["lower_is_better"] is True and all(("seeds_to_decide" in m) == (m["verdict"].startswith("indistinguishable (~")) for m in d["metrics"].values())'
 json_check "compare JSON: each side says what ran (file, digest, duration, drain, effective config, ignored)" \
   "$TMP/compare.json" 'list(d) == ["pipesim_version", "a", "b", "seeds", "metrics"] and list(d["a"]) == ["file", "config_digest", "duration", "drain", "config", "ignored"] and d["a"]["file"].endswith("slow_commit.json") and d["a"]["config"]["connect"]["offset.flush.interval.ms"] == 120000 and d["b"]["config"]["connect"]["offset.flush.interval.ms"] == 10000 and d["a"]["config"]["connector"]["exactlyOnce"] is False and d["a"]["duration"] == "40m" and d["b"]["drain"] == "5m"'
 run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/slow_commit.json" --format json

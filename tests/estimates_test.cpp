@@ -89,6 +89,24 @@ TEST(Estimates, PerCrashAndPerMillionAreRatiosOfSums) {
   EXPECT_GE(e->hi, e->value);
 }
 
+TEST(Estimates, NoIntervalFromOneSeedOrFewerThanThreeEpisodesButAProportionHasOne) {
+  const std::vector<sim::Metrics> one = {
+      run_with({{"duplicate_rows", 100}, {"crash_episodes", 4}})};
+  EXPECT_EQ(no_interval(*estimate(one, "duplicate_rows_per_day", 1.0), 1),
+            "one seed gives no interval");
+  // A proportion's Wilson interval holds for one run: 0 of 1 run.
+  EXPECT_EQ(no_interval(*estimate(one, "lost_records_probability", 1.0), 1), "");
+  // 4 episodes in one seed: the ratio's interval needs seeds too.
+  EXPECT_EQ(no_interval(*estimate(one, "duplicate_rows_per_crash", 1.0), 1),
+            "one seed gives no interval");
+  const std::vector<sim::Metrics> two = {
+      run_with({{"duplicate_rows", 100}, {"crash_episodes", 1}}),
+      run_with({{"duplicate_rows", 300}, {"crash_episodes", 1}})};
+  EXPECT_EQ(no_interval(*estimate(two, "duplicate_rows_per_crash", 1.0), 2),
+            "2 episodes give no interval: it takes 3");
+  EXPECT_EQ(no_interval(*estimate(two, "duplicate_rows_per_day", 1.0), 2), "");
+}
+
 TEST(Estimates, UnknownNamesAreRejected) {
   const std::vector<sim::Metrics> runs = {run_with({})};
   EXPECT_FALSE(estimate(runs, "no_such_metric", 1.0));

@@ -7,6 +7,7 @@
 #include "models/pipeline/metrics.h"
 #include "sim/experiment/count_interval.h"
 #include "sim/experiment/statistics.h"
+#include "sim/report/summary.h"
 
 namespace pipesim::pipeline {
 namespace {
@@ -64,6 +65,15 @@ std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const s
   v.reserve(runs.size());
   for (const auto& run : runs) v.push_back(sim::value_of(run, name));
   return v;
+}
+
+std::string no_interval(const Estimate& e, std::size_t seeds) {
+  if (e.method == "ratio" && e.trials < 3) {
+    return sim::format_number(e.trials) + (e.trials == 1 ? " episode gives" : " episodes give") +
+           " no interval: it takes 3";
+  }
+  if (seeds < 2 && e.method != "proportion") return "one seed gives no interval";
+  return "";
 }
 
 std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const std::string& name,

@@ -31,6 +31,11 @@ struct Estimate {
   double trials = 0;
 };
 
+// Why `e`, from `seeds` seeds, has no interval: one seed gives none (but a
+// proportion's Wilson interval), nor does a ratio over fewer than 3
+// episodes; "" when it has one.
+std::string no_interval(const Estimate& e, std::size_t seeds);
+
 // nullopt when `name` is not a metric or a derived quantity of one. With
 // `weights` (importance sampling: one likelihood ratio per seed) every
 // estimate is of the real rates: means of w·x, ratios of weighted sums.

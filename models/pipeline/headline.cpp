@@ -38,7 +38,8 @@ const std::vector<HeadlineRow>& headline_rows() {
     r.push_back({"duplicate rows per worker crash", "duplicate_rows_per_crash"});
     r.push_back({"DLQ records already in ClickHouse per day", "dlq_records_in_clickhouse_per_day"});
     r.push_back({"DLQ records missing from ClickHouse per day", "dlq_records_missing_per_day"});
-    r.push_back({"task downtime per day (s)", "task_downtime_s_per_day"});
+    // Summed over the tasks: 8 tasks FAILED for an hour are 28,800 task-seconds.
+    r.push_back({"task downtime per day (task-seconds)", "task_downtime_s_per_day"});
     return r;
   }();
   return rows;

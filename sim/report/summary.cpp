@@ -66,6 +66,10 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string counted(double n, const std::string& noun) {
+  return format_number(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 namespace {
 
 nlohmann::ordered_json importance_json(const RunReport& r) {
@@ -93,6 +97,7 @@ nlohmann::ordered_json report_json(const RunReport& r) {
     for (const auto& h : r.headline) {
       estimates[h.name] = {{"value", h.value}, {"ci95", {h.lo, h.hi}}};
       if (!h.note.empty()) estimates[h.name]["note"] = h.note;
+      if (!h.no_interval.empty()) estimates[h.name]["no_interval"] = h.no_interval;
     }
     out["estimates"] = estimates;
   }
@@ -142,7 +147,8 @@ nlohmann::ordered_json metric_values_json(const Metrics& metrics) {
 std::string report_table(const RunReport& r) {
   std::ostringstream out;
   out << "pipesim " << r.version << "  config " << r.config_digest << "  seeds " << r.first_seed
-      << ".." << (r.first_seed + r.seeds - 1) << " (" << r.seeds << " runs)";
+      << ".." << (r.first_seed + r.seeds - 1) << " ("
+      << counted(static_cast<double>(r.seeds), "run") << ")";
   if (!r.scenario_line.empty()) out << "  " << r.scenario_line;
   out << "\n";
   if (!r.importance.empty()) {
@@ -159,9 +165,14 @@ std::string report_table(const RunReport& r) {
     std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", "headline", "estimate", "95% CI", "");
     out << line;
     for (const auto& h : r.headline) {
-      const std::string ci = "[" + format_number(h.lo) + ", " + format_number(h.hi) + "]";
-      std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", h.label.c_str(), format_number(h.value).c_str(),
-                    ci.c_str(), h.note.c_str());
+      const bool none = !h.no_interval.empty();
+      const std::string ci =
+          none ? "-" : "[" + format_number(h.lo) + ", " + format_number(h.hi) + "]";
+      const std::string note = !none            ? h.note
+                               : h.note.empty() ? h.no_interval
+                                                : h.note + "; " + h.no_interval;
+      std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", h.label.c_str(),
+                    format_number(h.value).c_str(), ci.c_str(), note.c_str());
       out << line;
     }
     for (const auto& note : r.headline_notes) out << note << "\n";
@@ -175,7 +186,10 @@ std::string report_table(const RunReport& r) {
                 "95% CI", "p50", "p95", "p99");
   out << line;
   for (const auto& m : r.summaries) {
-    const std::string ci = "[" + format_number(m.stats.ci_lo) + ", " + format_number(m.stats.ci_hi) + "]";
+    // One run gives no interval.
+    const std::string ci = r.seeds < 2 ? "-"
+                                       : "[" + format_number(m.stats.ci_lo) + ", " +
+                                             format_number(m.stats.ci_hi) + "]";
     std::string name = m.name;
     if (is_listed(r.not_modelled, m.name)) name += " *";
     std::snprintf(line, sizeof line, "%-52s %14s  %-31s %12s %12s %12s\n", name.c_str(),

@@ -21,6 +21,9 @@ struct HeadlineRow {
   double lo = 0;
   double hi = 0;
   std::string note;   // e.g. "3 of 17 crashes"
+  // Why the sample gives no interval (one seed, a ratio of too few
+  // episodes): the table shows none; "" when it gives one.
+  std::string no_interval;
 };
 
 // The seed where a metric was largest, and the command that tells its story.
@@ -77,5 +80,7 @@ std::string report_csv(const RunReport& report);
 
 // Shortest round-trip rendering of a number for tables and CSV.
 std::string format_number(double v);
+// "1 seed", "3 seeds": a count with its noun, plural when it is not 1.
+std::string counted(double n, const std::string& noun);
 
 }  // namespace pipesim::sim
