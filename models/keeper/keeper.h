@@ -68,6 +68,7 @@
 #include <vector>
 
 #include "models/keeper/closed_loop.h"
+#include "models/keeper/keeper_answer.h"
 #include "models/keeper/keeper_options.h"
 #include "sim/engine/histogram.h"
 #include "sim/engine/random.h"
@@ -75,41 +76,13 @@
 
 namespace pipesim::keeper {
 
-// Who sent a request (for the ops-by-source report).
-enum class KeeperClient : std::uint8_t { INSERTS, REPLICATION, KEEPER_MAP, CLEANUP, COUNT };
-
-struct KeeperAnswer {
-  bool ok = true;
-  // Until the last request is answered, or until the failure is seen.
-  sim::Time latency{};
-  // The last request alone (an insert's commit multi).
-  sim::Time last_request{};
-  // The failure was a request waiting longer than operation_timeout_ms (as
-  // opposed to no leader at all): ClickHouse's client then finalizes its session.
-  bool operation_timeout = false;
-  // On an operation timeout: the request that timed out (its index in the
-  // chain; the later ones were never sent) and when, from `now`, Keeper
-  // serves it all the same: it stays queued there (ZooKeeperImpl finalizes
-  // the client's session, not the server's queue).
-  int timed_out_request = -1;
-  sim::Time served_after{};
-};
-
-// A fault's extra client: `threads` threads that each send a request `think`
-// after the answer to the previous one (0: at once, a runaway loop).
-struct ExtraClient {
-  std::string name;
-  std::int64_t threads = 0;
-  sim::Time think{};
-};
-
 class Keeper {
  public:
   Keeper(const KeeperOptions& options, std::uint64_t seed);
 
   // `requests` sent one after another from `now` (each waits for the
-  // previous answer), the last `writes` of them writes (each commit_latency
-  // more). Fails at once while there is no leader; fails after
+  // previous answer), the last `writes` of them writes (Raft's commit on
+  // top; a read waits for its node's writes). Fails at once while there is no leader; fails after
   // operation_timeout_ms when a request is not answered by then.
   // `server`: the ClickHouse server whose session sends them (set_servers);
   // -1: spread over every server (requests of several, or none set).
@@ -154,7 +127,7 @@ class Keeper {
   [[nodiscard]] sim::Time expected_chain_time(sim::Time now, std::int64_t requests,
                                               std::int64_t writes);
   // The mean time of one read now, leaving out a hold under way (a write
-  // takes commit_latency more).
+  // takes write_extra() more).
   [[nodiscard]] sim::Time unheld_request_time(sim::Time now);
   // The mean time of one read in the regime's stationary state: no hold,
   // no transient (what a stretch advanced in aggregate is priced with; the
