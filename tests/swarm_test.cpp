@@ -420,16 +420,21 @@ bool budget(json& raw, const std::vector<DrawnKey>& drawn) {
   const auto poll_records = raw["connect"].value("max.poll.records", std::int64_t{500});
   const auto records_per_day = raw["workload"].value("records_per_day", std::int64_t{200000000});
   if (flush_ms < 1000 || fetch_wait_ms < 100 || (poll_records < 10 && records_per_day > 100000)) {
-    if (!was_drawn("run.duration") &&
-        *sim::parse_duration(raw["run"]["duration"].get<std::string>()) > sim::Time::hours(1))
-      raw["run"]["duration"] = "1h";
-    if (!was_drawn("run.drain") && *sim::parse_duration(raw["run"]["drain"].get<std::string>()) > sim::Time::minutes(10))
-      raw["run"]["drain"] = "10m";
+    // A flush every few milliseconds is ~1,000 events a simulated second: 10 minutes of them
+    // (70 minutes at 1 ms was 4.2 M events, 52 s of a Release shard and past the sanitizer
+    // build's timeout).
+    const bool every_ms = flush_ms < 10;
+    const sim::Time most_run = every_ms ? sim::Time::minutes(8) : sim::Time::hours(1);
+    const sim::Time most_drain = every_ms ? sim::Time::minutes(2) : sim::Time::minutes(10);
+    if (!was_drawn("run.duration") && *sim::parse_duration(raw["run"]["duration"].get<std::string>()) > most_run)
+      raw["run"]["duration"] = sim::format_duration(most_run);
+    if (!was_drawn("run.drain") && *sim::parse_duration(raw["run"]["drain"].get<std::string>()) > most_drain)
+      raw["run"]["drain"] = sim::format_duration(most_drain);
     // Both drawn long (a flush every millisecond over a day and a drain of 16 hours was
     // 146 M events, 75 s of a CI shard's 101 s): not this combination.
     if (*sim::parse_duration(raw["run"]["duration"].get<std::string>()) +
             *sim::parse_duration(raw["run"]["drain"].get<std::string>()) >
-        sim::Time::minutes(70))
+        most_run + most_drain)
       return false;
   }
   days = static_cast<double>(sim::parse_duration(raw["run"]["duration"].get<std::string>())->us) / day_us;
