@@ -70,6 +70,7 @@
 #include "models/keeper/closed_loop.h"
 #include "models/keeper/keeper_answer.h"
 #include "models/keeper/keeper_options.h"
+#include "models/keeper/keeper_time.h"
 #include "sim/engine/histogram.h"
 #include "sim/engine/random.h"
 #include "sim/engine/time.h"
@@ -133,7 +134,7 @@ class Keeper {
   // no transient (what a stretch advanced in aggregate is priced with; the
   // bursts' holds are priced apart, by the share of time they hold the leader).
   [[nodiscard]] sim::Time regime_request_time() const {
-    return round_trip(false) + to_micros((loop_.mean_at_leader() + 1) / loop_.mu());
+    return round_trip(false) + to_time((loop_.mean_at_leader() + 1) / loop_.mu());
   }
   // What a write takes more than a read: its commit, less the read's wait.
   [[nodiscard]] sim::Time write_extra() const { return round_trip(true) - round_trip(false); }
@@ -273,7 +274,7 @@ class Keeper {
   // server a node), each committing commit_latency c after it came; a read
   // whose last write came A ago (exponential) waits c - A if A < c: on
   // average c - (1 - e^(-lambda c)) / lambda.
-  [[nodiscard]] sim::Time read_wait() const { return to_micros(read_wait_s_); }
+  [[nodiscard]] sim::Time read_wait() const { return to_time(read_wait_s_); }
   // A draw of it (for a request followed one by one).
   sim::Time draw_read_wait();
   void update_read_wait();
@@ -281,9 +282,6 @@ class Keeper {
   double read_wait_s_ = 0;
   // A read's round trip at ten quantiles of its wait (the latency histogram's strata).
   std::array<sim::Time, 10> read_trip_strata_{};
-  [[nodiscard]] static sim::Time to_micros(double s) {
-    return sim::Time{static_cast<std::int64_t>(std::llround(s * 1e6))};
-  }
   // The threads' mean round trip (background_write_share of them writes).
   [[nodiscard]] sim::Time threads_round_trip() const;
   // The threads' longest: a write's if any of them are (the first to time out).
