@@ -85,6 +85,7 @@ int execute(const CheckArgs& args) {
     config = load_config_input(args.config, args.overrides, args.properties);
     if (!args.importance.empty()) tilt = sim::parse_tilt(args.importance, pipeline::poisson_fault_kinds(config));
     expectations = pipeline::read_expectations(args.expect);
+    pipeline::check_period(expectations, run_days(config));
   } catch (const sim::ConfigError& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;

@@ -23,7 +23,8 @@ namespace {
 
 struct CompareArgs {
   std::string a, b;
-  std::int64_t seeds = 0;
+  std::string seeds;  // a number or "auto"
+  std::int64_t max_seeds = 640;
   unsigned threads = 0;
   std::string format = "table";
   std::vector<std::string> overrides;
@@ -91,19 +92,69 @@ std::string verdict_of(const sim::SummaryStats& d, const sim::SummaryStats& a, c
          " seeds would likely decide it)";
 }
 
-// Per-seed values of a headline quantity (a metric, or a metric per day).
-// With importance weights, each seed's value times its weight (the paired
-// difference of weighted values estimates the real rates' difference).
+// Per-seed values of a headline quantity (a metric, a metric per day, or per
+// window: per run). With importance weights, each seed's value times its
+// weight (the paired difference of weighted values estimates the real rates'
+// difference).
 std::vector<double> per_seed(const std::vector<sim::Metrics>& runs, const std::string& name, double days,
                              const std::vector<double>& weights) {
-  const std::string suffix = "_per_day";
-  const bool per_day = name.size() > suffix.size() && name.ends_with(suffix);
-  auto v = pipeline::metric_column(runs, per_day ? name.substr(0, name.size() - suffix.size()) : name);
+  std::string metric = name;
+  double scale = 1;
+  for (const std::string suffix : {"_per_day", "_per_window"}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      metric = name.substr(0, name.size() - suffix.size());
+      scale = suffix == "_per_day" ? 1 / days : 1;
+    }
+  }
+  auto v = pipeline::metric_column(runs, metric);
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (per_day) v[i] /= days;
+    v[i] *= scale;
     if (!weights.empty()) v[i] *= weights[i];
   }
   return v;
+}
+
+// One compared quantity over the seeds run so far.
+struct Row {
+  std::string name;  // as reported: "_per_window" for a window's figures
+  const Headline* headline;
+  sim::SummaryStats d, a;
+  double mean_b;
+  std::string verdict;
+};
+
+// A verdict more seeds could change: an undecided difference with a hint.
+bool undecided(const Row& r) { return r.verdict.starts_with("indistinguishable (~"); }
+
+std::vector<Row> compare_rows(const std::vector<sim::Metrics>& runs_a,
+                              const std::vector<sim::Metrics>& runs_b, double days_a, double days_b,
+                              const std::vector<double>& weights_a,
+                              const std::vector<double>& weights_b) {
+  std::vector<Row> rows;
+  for (const auto& h : headline()) {
+    const std::string name = pipeline::in_period(h.name, days_a);
+    const auto va = per_seed(runs_a, name, days_a, weights_a);
+    const auto vb = per_seed(runs_b, name, days_b, weights_b);
+    Row r{name, &h, sim::paired_difference(va, vb), sim::summarize(va), sim::summarize(vb).mean,
+          ""};
+    r.verdict = verdict_of(r.d, r.a, h);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// Per-day figures compare over any whole days; a window's figures only with
+// the same window. "" when A and B compare.
+std::string period_mismatch(const pipeline::Config& a, const pipeline::Config& b) {
+  if (pipeline::whole_days(run_days(a)) && pipeline::whole_days(run_days(b))) return "";
+  if (a.run.duration == b.run.duration && a.run.start == b.run.start) return "";
+  const auto window = [](const pipeline::Config& c) {
+    return "run.duration " + sim::format_duration(c.run.duration) + " from run.start " +
+           sim::format_duration(c.run.start);
+  };
+  return "A and B cover different windows (A " + window(a) + ", B " + window(b) +
+         "): a window shorter than whole days is compared per window, so both need the same "
+         "window, or both whole days";
 }
 
 int execute(const CompareArgs& args) {
@@ -121,24 +172,54 @@ int execute(const CompareArgs& args) {
       return 2;
     }
   }
-  SimulateRequest request;
-  request.first_seed = static_cast<std::uint64_t>(a.run.first_seed);
-  request.seeds = static_cast<std::uint64_t>(args.seeds > 0 ? args.seeds : a.run.seeds);
-  request.threads = args.threads;
-  request.reproduce = "pipesim run " + args.a;
-  request.progress = "pipesim compare: A";
-  const auto runs_a = simulate(pipeline::tilted_config(a, tilt_a), request);
-  if (!runs_a) return 3;
-  request.reproduce = "pipesim run " + args.b;
-  request.progress = "pipesim compare: B";
-  const auto runs_b = simulate(pipeline::tilted_config(b, tilt_b), request);
-  if (!runs_b) return 3;
-  const double days_a = run_days(a), days_b = run_days(b);
-  std::vector<double> weights_a, weights_b;
-  for (std::uint64_t i = 0; i < request.seeds && !args.importance.empty(); ++i) {
-    weights_a.push_back(pipeline::importance_weight(a, tilt_a, request.first_seed + i));
-    weights_b.push_back(pipeline::importance_weight(b, tilt_b, request.first_seed + i));
+  if (const std::string mismatch = period_mismatch(a, b); !mismatch.empty()) {
+    std::cerr << "pipesim: " << mismatch << "\n";
+    return 2;
   }
+  // --seeds auto: 20 seeds (or --max-seeds), doubled until no difference is
+  // undecided or --max-seeds is reached.
+  const bool automatic = args.seeds == "auto";
+  std::uint64_t target = static_cast<std::uint64_t>(a.run.seeds);
+  if (automatic) {
+    target = std::min<std::uint64_t>(20, static_cast<std::uint64_t>(args.max_seeds));
+  } else if (!args.seeds.empty()) {
+    target = 0;
+    if (args.seeds.find_first_not_of("0123456789") == std::string::npos && args.seeds.size() < 10)
+      target = std::stoull(args.seeds);
+    if (target == 0 || target > 100000000) {
+      std::cerr
+          << "pipesim: --seeds expects a positive number (at most 100000000) or \"auto\", found \""
+          << args.seeds << "\"\n";
+      return 2;
+    }
+  }
+  const double days_a = run_days(a), days_b = run_days(b);
+  const std::uint64_t first_seed = static_cast<std::uint64_t>(a.run.first_seed);
+  std::vector<sim::Metrics> runs_a, runs_b;
+  std::vector<double> weights_a, weights_b;
+  std::vector<Row> rows;
+  for (;;) {
+    SimulateRequest request;
+    request.first_seed = first_seed + runs_a.size();
+    request.seeds = target - runs_a.size();
+    request.threads = args.threads;
+    for (auto [config, tilt, runs, weights, path, which] :
+         {std::tuple{&a, &tilt_a, &runs_a, &weights_a, &args.a, "A"},
+          std::tuple{&b, &tilt_b, &runs_b, &weights_b, &args.b, "B"}}) {
+      request.reproduce = "pipesim run " + *path;
+      request.progress = std::string("pipesim compare: ") + which;
+      const auto more = simulate(pipeline::tilted_config(*config, *tilt), request);
+      if (!more) return 3;
+      runs->insert(runs->end(), more->begin(), more->end());
+      for (std::uint64_t i = 0; i < request.seeds && !args.importance.empty(); ++i)
+        weights->push_back(pipeline::importance_weight(*config, *tilt, request.first_seed + i));
+    }
+    rows = compare_rows(runs_a, runs_b, days_a, days_b, weights_a, weights_b);
+    const bool open = std::any_of(rows.begin(), rows.end(), undecided);
+    if (!automatic || !open || target >= static_cast<std::uint64_t>(args.max_seeds)) break;
+    target = std::min<std::uint64_t>(target * 2, static_cast<std::uint64_t>(args.max_seeds));
+  }
+  const std::uint64_t seeds = runs_a.size();
 
   nlohmann::ordered_json json;
   json["pipesim_version"] = PIPESIM_VERSION;
@@ -152,7 +233,10 @@ int execute(const CompareArgs& args) {
                  {"config", pipeline::effective_config(*config)},
                  {"ignored", config->ignored}};
   }
-  json["seeds"] = {{"first", request.first_seed}, {"count", request.seeds}};
+  json["seeds"] = {{"first", first_seed}, {"count", seeds}};
+  const auto still_open =
+      static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), undecided));
+  if (automatic) json["seeds"]["auto"] = {{"max_seeds", args.max_seeds}, {"undecided", still_open}};
   if (!args.importance.empty()) {
     json["importance"] = {{"tilt", sim::format_tilt(tilt_a)},
                           {"effective_sample_size_a", sim::effective_sample_size(weights_a)},
@@ -161,44 +245,53 @@ int execute(const CompareArgs& args) {
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   std::string table;
   char line[320];
-  std::snprintf(line, sizeof line, "%-58s %13s %13s %13s  %-29s %s\n", "metric", "A mean", "B mean", "B - A",
-                "95% CI of B - A (paired)", "verdict");
+  std::snprintf(line, sizeof line, "%-62s %13s %13s %13s  %-29s %s\n", "metric", "A mean", "B mean",
+                "B - A", "95% CI of B - A (paired)", "verdict");
   table += line;
-  for (const auto& h : headline()) {
-    const std::string& name = h.name;
-    const auto va = per_seed(*runs_a, name, days_a, weights_a);
-    const auto vb = per_seed(*runs_b, name, days_b, weights_b);
-    const sim::SummaryStats d = sim::paired_difference(va, vb);
-    const sim::SummaryStats sa = sim::summarize(va);
-    const double mean_a = sa.mean, mean_b = sim::summarize(vb).mean;
-    const std::string verdict = verdict_of(d, sa, h);
-    metrics[name] = {{"a_mean", mean_a},     {"b_mean", mean_b},
-                     {"difference", d.mean}, {"ci95", {d.ci_lo, d.ci_hi}},
-                     {"verdict", verdict},   {"lower_is_better", h.lower_is_better}};
+  for (const Row& r : rows) {
+    const sim::SummaryStats& d = r.d;
+    metrics[r.name] = {{"a_mean", r.a.mean},   {"b_mean", r.mean_b},
+                       {"difference", d.mean}, {"ci95", {d.ci_lo, d.ci_hi}},
+                       {"verdict", r.verdict}, {"lower_is_better", r.headline->lower_is_better}};
     if (d.n >= 2 && d.ci_lo <= 0 && d.ci_hi >= 0 && d.mean != 0)
-      metrics[name]["seeds_to_decide"] = seeds_to_decide(d);
+      metrics[r.name]["seeds_to_decide"] = seeds_to_decide(d);
     // One seed gives no interval: none is printed.
     const std::string ci =
         d.n < 2 ? std::string("-")
                 : "[" + sim::format_number(d.ci_lo) + ", " + sim::format_number(d.ci_hi) + "]";
-    std::snprintf(line, sizeof line, "%-58s %13s %13s %13s  %-29s %s\n", name.c_str(),
-                  sim::format_number(mean_a).c_str(), sim::format_number(mean_b).c_str(),
-                  sim::format_number(d.mean).c_str(), ci.c_str(), verdict.c_str());
+    std::snprintf(line, sizeof line, "%-62s %13s %13s %13s  %-29s %s\n", r.name.c_str(),
+                  sim::format_number(r.a.mean).c_str(), sim::format_number(r.mean_b).c_str(),
+                  sim::format_number(d.mean).c_str(), ci.c_str(), r.verdict.c_str());
     table += line;
   }
   json["metrics"] = metrics;
   if (args.format == "json") {
     std::cout << json.dump(2) << "\n";
   } else {
-    std::cout << "pipesim compare  A " << args.a << " (" << pipeline::config_digest(a) << ")  B " << args.b
-              << " (" << pipeline::config_digest(b) << ")\nseeds " << request.first_seed << ".."
-              << request.first_seed + request.seeds - 1
+    std::cout << "pipesim compare  A " << args.a << " (" << pipeline::config_digest(a) << ")  B "
+              << args.b << " (" << pipeline::config_digest(b) << ")\nseeds " << first_seed << ".."
+              << first_seed + seeds - 1
               << ": the same seeds for both, so the same workload and fault timeline per seed\n";
+    if (automatic) {
+      std::cout << "--seeds auto: " << sim::counted(static_cast<double>(seeds), "seed")
+                << (still_open == 0
+                        ? ", every difference decided or none seen"
+                        : ", --max-seeds reached with " +
+                              sim::counted(static_cast<double>(still_open), "difference") +
+                              " undecided")
+                << "\n";
+    }
+    if (!pipeline::whole_days(days_a)) {
+      std::cout << "figures per window (run.duration " << sim::format_duration(a.run.duration)
+                << " is not whole days): "
+                << pipeline::period_words(days_a, a.run.start.as_seconds() / 3600.0) << "\n";
+    }
     if (!args.importance.empty()) {
       std::cout << "importance sampling: faults drawn at " << sim::format_tilt(tilt_a)
                 << " x their rates, each seed weighted; effective sample size A "
                 << sim::format_number(sim::effective_sample_size(weights_a)) << ", B "
-                << sim::format_number(sim::effective_sample_size(weights_b)) << " of " << request.seeds << "\n";
+                << sim::format_number(sim::effective_sample_size(weights_b)) << " of " << seeds
+                << "\n";
     }
     std::cout << "\n" << table;
   }
@@ -212,7 +305,11 @@ Command register_compare(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("compare", "run two configs on the same seeds and compare them");
   cmd->add_option("a", args->a, "config A (the baseline)")->required();
   cmd->add_option("b", args->b, "config B (the what-if)")->required();
-  cmd->add_option("--seeds", args->seeds, "seeds (default: A's run.seeds)")->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
+  cmd->add_option(
+      "--seeds", args->seeds,
+      "seeds (default: A's run.seeds), or \"auto\": add seeds until no difference is undecided");
+  cmd->add_option("--max-seeds", args->max_seeds, "cap for --seeds auto")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
   cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override applied to both: section.key=value");

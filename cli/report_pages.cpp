@@ -72,6 +72,7 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
   Json labels = Json::array(), values = Json::array(), lo = Json::array(), hi = Json::array(),
        colors = Json::array();
   Json src = Json::array(), lo_src = Json::array(), hi_src = Json::array();
+  std::string period = "per day";
   for (const auto& [metric, m] : result.at("metrics").items()) {
     const std::string verdict = m.value("verdict", std::string());
     // By copy: clang 14 cannot capture a structured binding (C++20 allows it).
@@ -87,10 +88,15 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
           p("ci95")},
          {verdict, "", verdict_css(verdict)}});
     // The chart: the per-day counts of duplicates and losses, one scale.
-    const bool per_day = metric.size() > 8 && metric.compare(metric.size() - 8, 8, "_per_day") == 0;
-    if (per_day &&
+    // Per day, or per window when the runs were shorter than whole days.
+    std::string per;
+    for (const char* suffix : {"_per_day", "_per_window"}) {
+      if (metric.ends_with(suffix) && metric.size() > std::string(suffix).size()) per = suffix;
+    }
+    if (!per.empty() &&
         (metric.rfind("duplicate_rows", 0) == 0 || metric.rfind("lost_records", 0) == 0)) {
-      labels.push_back(metric.substr(0, metric.size() - 8));
+      period = per == "_per_day" ? "per day" : "per window";
+      labels.push_back(metric.substr(0, metric.size() - per.size()));
       values.push_back(m.at("difference"));
       lo.push_back(m.at("ci95").at(0));
       hi.push_back(m.at("ci95").at(1));
@@ -105,8 +111,8 @@ sim::HtmlPage compare_page(const Json& result, const std::string& name) {
   if (!labels.empty()) {
     page.chart(
         {{"kind", "bars"},
-         {"title", "B - A per day: duplicates and losses (paired over the same seeds)"},
-         {"y_label", "per day, B - A"},
+         {"title", "B - A " + period + ": duplicates and losses (paired over the same seeds)"},
+         {"y_label", period + ", B - A"},
          {"horizontal", true},
          {"begin_at_zero", true},
          {"labels", labels},

@@ -2,8 +2,10 @@
 // entry point and losses by cause as bars with 95% intervals, the per-seed
 // distribution of the main metrics, the worst seeds' stories, every metric,
 // the effective config and how to reproduce the result.
-#include "models/pipeline/headline.h"
 #include "cli/report_pages.h"
+#include "models/pipeline/estimates.h"
+#include "models/pipeline/headline.h"
+#include "sim/config/duration.h"
 #include "sim/experiment/histogram_bins.h"
 #include "sim/report/summary.h"
 
@@ -17,11 +19,11 @@ using sim::json_pointer;
 // with the estimate's 95% interval.
 void breakdown_chart(sim::HtmlPage& page, const Json& estimates, const std::string& prefix,
                      const std::vector<std::string>& names, const std::string& title,
-                     const std::string& y_label) {
+                     const std::string& y_label, double days) {
   Json labels = Json::array(), values = Json::array(), lo = Json::array(), hi = Json::array();
   Json src = Json::array(), lo_src = Json::array(), hi_src = Json::array();
   for (const auto& n : names) {
-    const std::string key = prefix + n + "_per_day";
+    const std::string key = pipeline::in_period(prefix + n + "_per_day", days);
     if (!estimates.contains(key)) continue;
     const Json& e = estimates.at(key);
     labels.push_back(n);
@@ -47,10 +49,29 @@ void breakdown_chart(sim::HtmlPage& page, const Json& estimates, const std::stri
              "bars: the estimate; black lines: its 95% confidence interval");
 }
 
-void headline_section(sim::HtmlPage& page, const Json& estimates) {
+// The run's period: whole days give figures per day, a shorter window per
+// window (models/pipeline/estimates.h), as run's table names them.
+struct Period {
+  double days = 1;
+  double start_hour = 0;
+};
+Period period_of(const Json& result) {
+  Period p;
+  if (const auto d = sim::parse_duration(result.value("duration", std::string("1d"))))
+    p.days = d->as_seconds() / 86400.0;
+  const Json* run = result.contains("config") ? &result.at("config") : nullptr;
+  if (run != nullptr && run->contains("run") && run->at("run").contains("start") &&
+      run->at("run").at("start").is_string()) {
+    if (const auto s = sim::parse_duration(run->at("run").at("start").get<std::string>()))
+      p.start_hour = s->as_seconds() / 3600.0;
+  }
+  return p;
+}
+
+void headline_section(sim::HtmlPage& page, const Json& estimates, const Period& period) {
   page.heading("Headline");
   sim::HtmlTable t{{"answer", "estimate", "95% CI", ""}, {}};
-  for (const auto& row : pipeline::headline_rows()) {
+  for (const auto& row : pipeline::headline_rows_for(period.days, period.start_hour)) {
     if (!estimates.contains(row.estimate)) continue;
     const Json& e = estimates.at(row.estimate);
     const bool indented = row.label.rfind("  ", 0) == 0;
@@ -70,10 +91,11 @@ void headline_section(sim::HtmlPage& page, const Json& estimates) {
           "", "text"}});
   }
   page.table(t);
+  const std::string per = pipeline::period_words(period.days, period.start_hour);
   breakdown_chart(page, estimates, "duplicate_rows_by_entry.", pipeline::duplicate_entry_points(),
-                  "Duplicate rows per day by entry point", "rows per day");
+                  "Duplicate rows " + per + " by entry point", "rows " + per, period.days);
   breakdown_chart(page, estimates, "lost_records_by_cause.", pipeline::loss_causes(),
-                  "Lost records per day by cause", "records per day");
+                  "Lost records " + per + " by cause", "records " + per, period.days);
 }
 
 void distribution_section(sim::HtmlPage& page, const Json& result) {
@@ -185,8 +207,11 @@ sim::HtmlPage run_page(const Json& result, const std::string& name,
                      result.value("config_digest", std::string("?")) + "  seeds " +
                      std::to_string(first) + ".." + std::to_string(first + count - 1) + " (" +
                      std::to_string(count) + " runs)  " +
-                     result.value("duration", std::string("?")) + " simulated + " +
-                     result.value("drain", std::string("?")) + " drain",
+                     result.value("duration", std::string("?")) + " simulated" +
+                     (period_of(result).start_hour > 0
+                          ? " from " + format_number(period_of(result).start_hour) + "h of the day"
+                          : "") +
+                     " + " + result.value("drain", std::string("?")) + " drain",
                  "meta");
   if (result.contains("importance")) {
     const Json& imp = result.at("importance");
@@ -196,7 +221,7 @@ sim::HtmlPage run_page(const Json& result, const std::string& name,
             format_number(imp.value("effective_sample_size", 0.0)) + ").",
         "note");
   }
-  headline_section(page, result.at("estimates"));
+  headline_section(page, result.at("estimates"), period_of(result));
   distribution_section(page, result);
   stories_section(page, stories);
   page.heading("Every metric (per run)");

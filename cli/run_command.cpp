@@ -94,7 +94,9 @@ void add_headline(sim::RunReport& report, const std::vector<sim::Metrics>& runs,
     report.headline.push_back(
         {label, name, e->value, e->lo, e->hi, note, pipeline::no_interval(*e, runs.size())});
   };
-  for (const auto& row : pipeline::headline_rows()) add(row.label, row.estimate);
+  // A window shorter than whole days reports its figures per window, named so.
+  for (const auto& row : pipeline::headline_rows_for(days, config.run.start.as_seconds() / 3600.0))
+    add(row.label, row.estimate);
   const auto inserts = pipeline::estimate(runs, "inserts", days, 0.95, weights);
   const double inserts_per_s =
       inserts ? inserts->value / std::max(1.0, config.run.duration.as_seconds()) : 0.0;
@@ -158,8 +160,11 @@ int execute(const RunArgs& a) {
   report.config_digest = pipeline::config_digest(config);
   report.first_seed = mc.first_seed;
   report.seeds = mc.seeds;
-  report.scenario_line = sim::format_duration(config.run.duration) + " simulated + " +
-                         sim::format_duration(config.run.drain) + " drain";
+  report.scenario_line =
+      sim::format_duration(config.run.duration) + " simulated" +
+      (config.run.start.us > 0 ? " from " + sim::format_duration(config.run.start) + " of the day"
+                               : "") +
+      " + " + sim::format_duration(config.run.drain) + " drain";
   if (!tilt.empty()) {
     report.importance = sim::format_tilt(tilt);
     for (std::uint64_t i = 0; i < mc.seeds; ++i)

@@ -58,6 +58,7 @@ int execute(const ShrinkArgs& a) {
     } else {
       const auto expectations = std::make_shared<std::vector<pipeline::Expectation>>(
           pipeline::read_expectations(a.expect));
+      pipeline::check_period(*expectations, days);
       holds = [expectations, days](const sim::Metrics& m) {
         return !pipeline::broken_expectations(*expectations, m, days).empty();
       };

@@ -331,7 +331,7 @@ else
 fi
 # Self-describing: the estimates, the effective config (every default) and the ignored keys follow.
 if grep -qx 'config.run.duration,10m,,,,,,' "$OUT" && grep -qx 'config.run.drain,5m,,,,,,' "$OUT" &&
-   grep -q '^estimates\.duplicate_rows_per_day,' "$OUT" && grep -qx 'config.connect.session.timeout.ms,45000,,,,,,' "$OUT"; then
+   grep -q '^estimates\.duplicate_rows_per_window,' "$OUT" && grep -qx 'config.connect.session.timeout.ms,45000,,,,,,' "$OUT"; then
   pass "run --format csv: estimates and the effective config (every default) as rows"
 else
   fail "run --format csv: estimates and the effective config as rows" "$(grep -c . "$OUT") lines"
@@ -506,7 +506,7 @@ write slow_commit.json '{"workload":{"records_per_day":8640000,"profile":"consta
 write fast_commit.json '{"workload":{"records_per_day":8640000,"profile":"constant"},"kafka":{"num.partitions":2},"connect":{"tasks.max":2,"offset.flush.interval.ms":10000},"faults":[{"kind":"worker_crash","at":"10m"},{"kind":"worker_crash","at":"25m"}],"run":{"duration":"40m","drain":"5m","seeds":3}}'
 run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/fast_commit.json" --format json
 expect_rc "compare two configs" 0
-if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["metrics"]["duplicate_rows_per_day"]; assert m["verdict"]=="B is better (lower)", m; assert m["ci95"][1] < 0' "$OUT"; then
+if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["metrics"]["duplicate_rows_per_window"]; assert m["verdict"]=="B is better (lower)", m; assert m["ci95"][1] < 0' "$OUT"; then
   pass "compare: committing every 10 s instead of 120 s is better on duplicates"
 else
   fail "compare verdict" "$(show)"
@@ -514,8 +514,8 @@ fi
 cp "$OUT" "$TMP/compare.json"
 # Inserts are neither better nor worse; an undecided difference says how many seeds would likely
 # decide it: ((1.96 + 0.84) x the paired differences' spread / their mean)^2, computed here apart.
-json_check "compare: inserts_per_day is never better or worse; an undecided difference names the seeds to decide it" \
-  "$TMP/compare.json" 'all(("better" not in m["verdict"] and "worse" not in m["verdict"]) for k, m in d["metrics"].items() if k == "inserts_per_day") and d["metrics"]["inserts_per_day"]["lower_is_better"] is False and d["metrics"]["duplicate_rows_per_day"]["lower_is_better"] is True and all(("seeds_to_decide" in m) == (m["verdict"].startswith("indistinguishable (~")) for m in d["metrics"].values())'
+json_check "compare: inserts_per_window is never better or worse; an undecided difference names the seeds to decide it" \
+  "$TMP/compare.json" 'all(("better" not in m["verdict"] and "worse" not in m["verdict"]) for k, m in d["metrics"].items() if k == "inserts_per_window") and d["metrics"]["inserts_per_window"]["lower_is_better"] is False and d["metrics"]["duplicate_rows_per_window"]["lower_is_better"] is True and not any(k.endswith("_per_day") for k in d["metrics"]) and all(("seeds_to_decide" in m) == (m["verdict"].startswith("indistinguishable (~")) for m in d["metrics"].values())'
 json_check "compare JSON: each side says what ran (file, digest, duration, drain, effective config, ignored)" \
   "$TMP/compare.json" 'list(d) == ["pipesim_version", "a", "b", "seeds", "metrics"] and list(d["a"]) == ["file", "config_digest", "duration", "drain", "config", "ignored"] and d["a"]["file"].endswith("slow_commit.json") and d["a"]["config"]["connect"]["offset.flush.interval.ms"] == 120000 and d["b"]["config"]["connect"]["offset.flush.interval.ms"] == 10000 and d["a"]["config"]["connector"]["exactlyOnce"] is False and d["a"]["duration"] == "40m" and d["b"]["drain"] == "5m"'
 run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/slow_commit.json" --format json
@@ -524,25 +524,36 @@ if "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert all(m["verd
 else
   fail "compare A A" "$(show)"
 fi
+# --seeds auto keeps to --max-seeds, whatever its value; windows of different lengths do not compare.
+run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/fast_commit.json" --seeds auto --max-seeds 4 --format json
+json_check "compare --seeds auto honours --max-seeds" "$OUT" \
+  'd["seeds"]["count"] == 4 and d["seeds"]["auto"]["max_seeds"] == 4 and d["seeds"]["auto"]["undecided"] == sum(m["verdict"].startswith("indistinguishable (~") for m in d["metrics"].values())'
+run "$PIPESIM" compare "$TMP/slow_commit.json" "$TMP/fast_commit.json" --set run.duration=50m --seeds 1
+expect_rc "compare: both windows 50m" 0
+run "$PIPESIM" compare "$TMP/slow_commit.json" "$CFG" --seeds 1
+expect_bad "compare: a 40-minute window against a 10-minute one" 'A and B cover different windows (A run.duration 40m from run.start 0s, B run.duration 10m from run.start 0s): a window shorter than whole days is compared per window, so both need the same window, or both whole days'
 
 # Three all-zero seeds bound the lost records at 2.996 / 3 per 40-minute run (the exact Poisson
-# bound, one-sided 95%), 35.95 a day: below 50, not below 0.
-write pass.json '{"expect":[{"metric":"lost_records_per_day","max":50},{"metric":"records_produced","min":100000}]}'
-write zero.json '{"expect":[{"metric":"lost_records_per_day","max":0}]}'
-write fail.json '{"expect":[{"metric":"duplicate_rows_per_day","max":0,"confidence":0.9}]}'
+# bound, one-sided 95%): below 1.5, not below 0. A 40-minute run has figures per window, not per day.
+write pass.json '{"expect":[{"metric":"lost_records_per_window","max":1.5},{"metric":"records_produced","min":100000}]}'
+write zero.json '{"expect":[{"metric":"lost_records_per_window","max":0}]}'
+write fail.json '{"expect":[{"metric":"duplicate_rows_per_window","max":0,"confidence":0.9}]}'
+write perday.json '{"expect":[{"metric":"lost_records_per_day","max":0}]}'
 write badexpect.json '{"expect":[{"metric":"duplicate_rows_per_dya","max":0}]}'
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json"
 expect_rc "check: expectations that hold" 0
-grep -q '^PASS  lost_records_per_day <= 50 at 95% confidence' "$OUT" && pass "check prints PASS lines" || fail "check PASS line" "$(show)"
+grep -q '^PASS  lost_records_per_window <= 1.5 at 95% confidence' "$OUT" && pass "check prints PASS lines" || fail "check PASS line" "$(show)"
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json" --format json
 expect_rc "check --format json: expectations that hold" 0
 json_check "check JSON: what ran, then each expectation with its bound and verdict" "$OUT" \
-  'list(d)[:5] == ["pipesim_version", "config_digest", "seeds", "passed", "expectations"] and d["passed"] is True and d["seeds"] == {"first": 1, "count": 3} and [(e["metric"], e["verdict"], e.get("max"), e.get("min")) for e in d["expectations"]] == [("lost_records_per_day", "PASS", 50, None), ("records_produced", "PASS", None, 100000)] and d["config"]["connect"]["offset.flush.interval.ms"] == 120000 and d["duration"] == "40m" and d["ignored"] == [] and d["expect_file"].endswith("pass.json")'
+  'list(d)[:5] == ["pipesim_version", "config_digest", "seeds", "passed", "expectations"] and d["passed"] is True and d["seeds"] == {"first": 1, "count": 3} and [(e["metric"], e["verdict"], e.get("max"), e.get("min")) for e in d["expectations"]] == [("lost_records_per_window", "PASS", 1.5, None), ("records_produced", "PASS", None, 100000)] and d["config"]["connect"]["offset.flush.interval.ms"] == 120000 and d["duration"] == "40m" and d["ignored"] == [] and d["expect_file"].endswith("pass.json")'
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/fail.json"
 expect_rc "check: an expectation that fails" 1
-grep -q '^FAIL  duplicate_rows_per_day <= 0 at 90% confidence: estimate' "$OUT" && pass "check names the failing expectation" || fail "check FAIL line" "$(show)"
+grep -q '^FAIL  duplicate_rows_per_window <= 0 at 90% confidence: estimate' "$OUT" && pass "check names the failing expectation" || fail "check FAIL line" "$(show)"
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/badexpect.json"
 expect_bad "check: unknown metric" 'expectation error at expect[0].metric: unknown metric "duplicate_rows_per_dya"; did you mean "duplicate_rows_per_day"?'
+run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/perday.json"
+expect_bad "check: a per-day expectation on a 40-minute run" 'expectation error at expect[0].metric: lost_records_per_day needs whole days: run.duration is 40m, and a window'"'"'s figure scaled to a day is not the day'"'"'s (the traffic profile is not flat); use lost_records_per_window, or a run.duration of whole days'
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json" --seeds many
 expect_bad "check: bad --seeds" '--seeds expects a positive number or "auto", found "many"'
 if [ -n "$SRC" ]; then
@@ -555,7 +566,7 @@ fi
 # All-zero counts do not prove a zero mean: the exact Poisson bound stays above 0.
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/zero.json"
 expect_rc "check: all-zero counts against a limit of 0" 1
-grep -q '^UNDECIDED  lost_records_per_day <= 0 at 95% confidence: estimate 0, one-sided 95% bounds \[0, 35.9' "$OUT" &&
+grep -q '^UNDECIDED  lost_records_per_window <= 0 at 95% confidence: estimate 0, one-sided 95% bounds \[0, 0.99' "$OUT" &&
   pass "all-zero counts: undecided with the Poisson bound" || fail "all-zero counts" "$(show)"
 # One seed gives no interval, however far inside the limit.
 run "$PIPESIM" check "$TMP/slow_commit.json" --expect "$TMP/pass.json" --seeds 1
@@ -682,7 +693,7 @@ bad_exact "explain --seed out of run's range" "pipesim: --seed: Value -1 not in 
   "$PIPESIM" explain --seed -1
 bad_exact "trace --out not writable, before simulating" "pipesim: cannot write $TMP/missing-dir/t.json: No such file or directory" \
   "$PIPESIM" trace --seed 1 --out "$TMP/missing-dir/t.json"
-bad_exact "compare --seeds 0" "pipesim: --seeds: Value 0 not in range 1 to 100000000$USAGE" \
+bad_exact "compare --seeds 0" 'pipesim: --seeds expects a positive number (at most 100000000) or "auto", found "0"' \
   "$PIPESIM" compare "$CFG" "$CFG" --seeds 0
 
 printf '# the tasks\x27 consumer\nmax.poll.records=abc\n' >"$TMP/badvalue.properties"

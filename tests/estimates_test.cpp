@@ -28,16 +28,46 @@ sim::Metrics run_with(std::initializer_list<std::pair<const char*, double>> valu
   return m;
 }
 
-TEST(Estimates, PerDayScalesTheMeanAndItsInterval) {
-  // Two half-day runs with 10 and 30 duplicate rows: 20 per run = 40 per day.
+TEST(Estimates, PerDayScalesTheMeanAndItsIntervalOverWholeDays) {
+  // Two 2-day runs with 10 and 30 duplicate rows: 20 per run = 10 per day.
   const std::vector<sim::Metrics> runs = {run_with({{"duplicate_rows", 10}}), run_with({{"duplicate_rows", 30}})};
-  const auto per_run = estimate(runs, "duplicate_rows", 0.5);
-  const auto per_day = estimate(runs, "duplicate_rows_per_day", 0.5);
+  const auto per_run = estimate(runs, "duplicate_rows", 2.0);
+  const auto per_day = estimate(runs, "duplicate_rows_per_day", 2.0);
   ASSERT_TRUE(per_run && per_day);
   EXPECT_DOUBLE_EQ(per_run->value, 20);
-  EXPECT_DOUBLE_EQ(per_day->value, 40);
-  EXPECT_DOUBLE_EQ(per_day->hi, per_run->hi * 2);
-  EXPECT_DOUBLE_EQ(estimate(runs, "duplicate_rows_per_month", 0.5)->value, 1200);
+  EXPECT_DOUBLE_EQ(per_day->value, 10);
+  EXPECT_DOUBLE_EQ(per_day->hi, per_run->hi / 2);
+  EXPECT_DOUBLE_EQ(estimate(runs, "duplicate_rows_per_month", 2.0)->value, 300);
+}
+
+TEST(Estimates, AWindowShorterThanWholeDaysReportsPerWindowAndNeverPerDay) {
+  // 6-hour runs with 10 and 30 duplicate rows: 20 per window. Scaling that to
+  // 80 a day would take the night's traffic for the day's (the profile is
+  // not flat), so there is no per-day or per-month figure.
+  const std::vector<sim::Metrics> runs = {run_with({{"duplicate_rows", 10}}),
+                                          run_with({{"duplicate_rows", 30}})};
+  EXPECT_FALSE(estimate(runs, "duplicate_rows_per_day", 0.25));
+  EXPECT_FALSE(estimate(runs, "duplicate_rows_per_month", 0.25));
+  EXPECT_FALSE(estimate(runs, "lost_records_probability_per_month", 0.25));
+  EXPECT_FALSE(estimate(runs, "duplicate_rows_per_day", 1.5));  // nor a day and a half
+  const auto window = estimate(runs, "duplicate_rows_per_window", 0.25);
+  ASSERT_TRUE(window);
+  EXPECT_DOUBLE_EQ(window->value, 20);
+  EXPECT_EQ(in_period("duplicate_rows_per_day", 0.25), "duplicate_rows_per_window");
+  EXPECT_EQ(in_period("duplicate_rows_per_day", 1.0), "duplicate_rows_per_day");
+  EXPECT_EQ(in_period("pending_records", 0.25), "pending_records");
+  EXPECT_EQ(period_words(0.25, 18), "per 6h window from 18:00");
+  EXPECT_EQ(period_words(0.25), "per 6h window");
+  EXPECT_EQ(period_words(3.0, 18), "per day");
+  EXPECT_EQ(period_problem("lost_records_per_day", 0.25),
+            "lost_records_per_day needs whole days: run.duration is 6h, and a window's figure "
+            "scaled to a day is not the day's (the traffic profile is not flat); use "
+            "lost_records_per_window, or a run.duration of whole days");
+  EXPECT_NE(period_problem("lost_records_probability_per_month", 0.25)
+                .find("use lost_records_probability,"),
+            std::string::npos);
+  EXPECT_EQ(period_problem("lost_records_per_day", 2.0), "");
+  EXPECT_EQ(period_problem("lost_records_per_crash", 0.25), "");
 }
 
 TEST(Estimates, ProbabilityIsTheShareOfRunsAboveZeroAndPerMonthCompoundsIt) {
@@ -55,8 +85,9 @@ TEST(Estimates, ProbabilityIsTheShareOfRunsAboveZeroAndPerMonthCompoundsIt) {
   ASSERT_TRUE(month);
   EXPECT_NEAR(month->value, 1 - std::pow(0.75, 30), 1e-12);
   EXPECT_NEAR(month->hi, 1 - std::pow(1 - hi, 30), 1e-12);
-  // Runs of 6 hours: 120 of them make a month.
-  EXPECT_NEAR(estimate(runs, "lost_records_probability_per_month", 0.25)->value, 1 - std::pow(0.75, 120), 1e-12);
+  // Runs of 2 days: 15 of them make a month.
+  EXPECT_NEAR(estimate(runs, "lost_records_probability_per_month", 2.0)->value,
+              1 - std::pow(0.75, 15), 1e-12);
   // Weighted (importance sampling): the mean of w·1{x > 0}.
   const std::vector<double> w = {0.1, 2.0, 1.0, 0.9};
   EXPECT_NEAR(estimate(runs, "lost_records_probability", 1.0, 0.95, &w)->value, 0.1 / 4, 1e-15);

@@ -85,12 +85,16 @@ grep -q '^kept 16 of 32 faults (2 runs of seed 1; stopped after --max-runs 2: th
   pass "shrink stops at --max-runs with the best so far" || fail "shrink --max-runs" "$(show)"
 
 # --expect: keep the run breaking check's expectations (its own values).
-echo '{"expect": [{"metric": "lost_records_per_day", "max": 0}]}' >"$TMP/no_loss.json"
+# A 10-minute run has figures per window, not per day.
+echo '{"expect": [{"metric": "lost_records_per_window", "max": 0}]}' >"$TMP/no_loss.json"
 run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --expect "$TMP/no_loss.json"
 expect_rc "shrink --expect" 0
-grep -qF "holds breaks $TMP/no_loss.json (lost_records_per_day = 72000 (max 0)) with 32 faults" "$OUT" &&
-  grep -q '^kept 2 of 32 faults' "$OUT" && pass "shrink --expect: 500 lost in 10 min = 72,000 a day; the same 2 faults" ||
+grep -qF "holds breaks $TMP/no_loss.json (lost_records_per_window = 500 (max 0)) with 32 faults" "$OUT" &&
+  grep -q '^kept 2 of 32 faults' "$OUT" && pass "shrink --expect: 500 lost in the 10-minute window; the same 2 faults" ||
   fail "shrink --expect" "$(show)"
+echo '{"expect": [{"metric": "lost_records_per_day", "max": 0}]}' >"$TMP/no_loss_day.json"
+run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --expect "$TMP/no_loss_day.json"
+expect_exact "shrink --expect: no per-day figure from a 10-minute run" "pipesim: expectation error at expect[0].metric: lost_records_per_day needs whole days: run.duration is 10m, and a window's figure scaled to a day is not the day's (the traffic profile is not flat); use lost_records_per_window, or a run.duration of whole days"
 run "$PIPESIM" shrink "$TMP/planted.json" --seed 1
 expect_exact "shrink without a condition" 'pipesim: give one of --until EXPR (e.g. "lost_records > 0") or --expect FILE'
 run "$PIPESIM" shrink "$TMP/planted.json" --seed 1 --until "lost_records > 0" --expect "$TMP/no_loss.json"

@@ -85,7 +85,7 @@ expect_ok "compare"
 cp "$OUT" "$TMP/compare.json"
 is_json "compare writes JSON" "$TMP/compare.json"
 
-write expect.json '{"expect": [{"metric": "lost_records_per_day", "max": 1000000000}]}'
+write expect.json '{"expect": [{"metric": "lost_records_per_window", "max": 1000000000}]}'
 run "$PIPESIM" check "$CFG" --expect "$TMP/expect.json" --seeds 2 --format json
 expect_ok "check"
 cp "$OUT" "$TMP/check.json"

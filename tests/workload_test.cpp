@@ -59,6 +59,30 @@ TEST(Workload, FixedArrivalsFollowTheProfileHourByHour) {
   EXPECT_NEAR(static_cast<double>(w.count_before(0, sim::Time::days(1))), 86'400'000.0, 1.0);
 }
 
+TEST(Workload, ARunStartingAt18hSeesTheEveningFirstAndTheDayWrapsAtMidnight) {
+  // run.start 18h: time t is the profile's hour (18 + t/1h) mod 24. The first
+  // 6 hours hold the records of hours 18-23 of the day, the next 6 those of
+  // hours 0-5, and a whole day still holds records_per_day.
+  WorkloadOptions o;
+  o.records_per_day = 86'400'000;
+  o.arrivals = "fixed";
+  Workload w(o, 1, 1, 18);
+  const auto& m = Workload::production_profile();
+  double sum = 0;
+  for (const double x : m) sum += x;
+  const auto hours = [&](std::size_t from, std::size_t to) {
+    double r = 0;
+    for (std::size_t h = from; h < to; ++h) r += 1000.0 * m[h] * 24.0 / sum * 3600.0;
+    return r;
+  };
+  EXPECT_NEAR(static_cast<double>(w.count_before(0, sim::Time::hours(6))), hours(18, 24), 1.0);
+  EXPECT_NEAR(static_cast<double>(w.count_before(0, sim::Time::hours(12))),
+              hours(18, 24) + hours(0, 6), 1.0);
+  EXPECT_NEAR(static_cast<double>(w.count_before(0, sim::Time::days(1))), 86'400'000.0, 1.0);
+  EXPECT_NEAR(w.rate_at(sim::Time::hours(1)), 1000.0 * m[19] * 24.0 / sum, 1e-9);
+  EXPECT_NEAR(w.rate_at(sim::Time::hours(7)), 1000.0 * m[1] * 24.0 / sum, 1e-9);
+}
+
 TEST(Workload, PoissonArrivalsHaveExponentialGapsAcrossBlockBoundaries) {
   // 200 records/s on one partition for 1,000 s: ~200,000 gaps. An
   // exponential with mean 5 ms has P(gap > 10 ms) = e^-2 and CV 1; a model

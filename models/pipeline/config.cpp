@@ -224,6 +224,11 @@ void check_consistency(const Config& c, bool lint) {
                                   std::to_string(k.background_ops_per_s) + "): give more threads");
     }
   }
+  if (c.run.start.us % sim::Time::hours(1).us != 0) {
+    sim::throw_config_error("run.start",
+                            "expected whole hours (the workload profile is hourly), found " +
+                                sim::format_duration(c.run.start));
+  }
   if (c.clickhouse.insert_quorum > c.clickhouse.replicas) {
     sim::throw_config_error("clickhouse.insert_quorum",
                             "expected at most clickhouse.replicas (" +

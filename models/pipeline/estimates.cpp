@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "models/pipeline/metrics.h"
+#include "sim/config/duration.h"
 #include "sim/experiment/count_interval.h"
 #include "sim/experiment/statistics.h"
 #include "sim/report/summary.h"
@@ -58,6 +59,10 @@ std::vector<double> weighted(std::vector<double> v, const std::vector<double>* w
   return v;
 }
 
+std::string duration_of(double days) {
+  return sim::format_duration(sim::Time::micros(std::llround(days * 86400e6)));
+}
+
 }  // namespace
 
 std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const std::string& name) {
@@ -65,6 +70,40 @@ std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const s
   v.reserve(runs.size());
   for (const auto& run : runs) v.push_back(sim::value_of(run, name));
   return v;
+}
+
+bool whole_days(double days) {
+  return days >= 1 - 1e-12 && std::abs(days - std::round(days)) < 1e-9;
+}
+
+std::string period_problem(const std::string& name, double days) {
+  if (whole_days(days)) return "";
+  for (const char* suffix : {"_per_day", "_per_month"}) {
+    if (!ends_with(name, suffix)) continue;
+    const std::string base = name.substr(0, name.size() - std::string(suffix).size());
+    const std::string instead = ends_with(base, "_probability") ? base : base + "_per_window";
+    return name + " needs whole days: run.duration is " + duration_of(days) +
+           ", and a window's figure scaled to a day is not the day's (the traffic profile is not "
+           "flat); use " +
+           instead + ", or a run.duration of whole days";
+  }
+  return "";
+}
+
+std::string in_period(const std::string& name, double days) {
+  const std::string suffix = "_per_day";
+  if (whole_days(days) || !ends_with(name, suffix)) return name;
+  return name.substr(0, name.size() - suffix.size()) + "_per_window";
+}
+
+std::string period_words(double days, double start_hour) {
+  if (whole_days(days)) return "per day";
+  std::string w = "per " + duration_of(days) + " window";
+  if (start_hour > 0) {
+    const int h = static_cast<int>(std::lround(start_hour));
+    w += std::string(" from ") + (h < 10 ? "0" : "") + std::to_string(h) + ":00";
+  }
+  return w;
 }
 
 std::string no_interval(const Estimate& e, std::size_t seeds) {
@@ -101,6 +140,7 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
   }
   // The same for a month of 30 days taken as 30/days independent runs:
   // 1 - (1 - p)^(30/days), its interval mapped the same way (it is monotone).
+  if (!period_problem(name, days).empty()) return std::nullopt;
   if (const std::string suffix = "_probability_per_month"; ends_with(name, suffix)) {
     const std::string per_run = name.substr(0, name.size() - std::string("_per_month").size());
     auto e = estimate(runs, per_run, days, confidence, weights);
@@ -124,6 +164,12 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
     const auto n = static_cast<double>(any.size());
     const auto [lo, hi] = sim::wilson_interval(x, n, confidence);
     return Estimate{name, n > 0 ? x / n : 0.0, lo, hi, "proportion", x, n};
+  }
+  // Per window: the mean per run, whatever run.duration is.
+  if (const std::string suffix = "_per_window"; ends_with(name, suffix)) {
+    const std::string base = name.substr(0, name.size() - suffix.size());
+    if (!is_metric(base)) return std::nullopt;
+    return scaled_mean(column(base), name, 1.0, confidence, unweighted);
   }
   const std::vector<std::pair<std::string, double>> per_time = {{"_per_day", 1.0},
                                                                 {"_per_month", 30.0}};

@@ -1,7 +1,12 @@
 // Answers users ask for directly, estimated over seeds (docs/model.md §1, §6):
 //   <metric>                 mean per run, Student-t interval (for counts, its hull with the
 //                            exact Poisson interval of the total: sim/experiment/count_interval.h)
-//   <metric>_per_day         per simulated day of run.duration (also _per_month: 30 days)
+//   <metric>_per_day         per simulated day, when run.duration is whole days (also
+//                            _per_month: 30 days); none for a shorter or partial window
+//   <metric>_per_window      per run.duration (the mean per run): what a window shorter than a
+//                            day gives. The day's profile is not flat and faults' effects
+//                            depend on the traffic they meet, so scaling a window's figure to a
+//                            day is not exact anywhere but over whole days; it is not done.
 //   <metric>_per_million     per million records produced (ratio, bootstrap interval)
 //   <metric>_per_crash       per worker crash (ratio, bootstrap); _per_rebalance likewise
 //   state_mismatch_per_crash share of worker crashes whose episode ended in State MISMATCH
@@ -11,6 +16,7 @@
 //   <metric>_probability     share of runs in which the metric is above 0 (Wilson interval),
 //                            e.g. lost_records_probability: how often a run loses any record.
 //   <metric>_probability_per_month  the same for 30 days of runs: 1 - (1 - p)^(30 / days)
+//                            (whole days only)
 #pragma once
 
 #include <optional>
@@ -42,6 +48,20 @@ std::string no_interval(const Estimate& e, std::size_t seeds);
 std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const std::string& name,
                                  double days, double confidence = 0.95,
                                  const std::vector<double>* weights = nullptr);
+
+// Whether `days` (run.duration in days) is a whole number of days, at least
+// one: only then does a run report figures per day (and per month).
+bool whole_days(double days);
+
+// Why `name` has no estimate over runs of `days` days, with what to ask for
+// instead; "" when it has one (or is no estimate at all: estimate() says).
+std::string period_problem(const std::string& name, double days);
+
+// `name` as the runs of `days` days report it: "x_per_day" is "x_per_window"
+// when the run is not whole days; other names are unchanged.
+std::string in_period(const std::string& name, double days);
+// "per day", or "per 6h window" (with " from 18:00" when run.start is not 0).
+std::string period_words(double days, double start_hour = 0);
 
 // One value per seed of a metric (0 if absent).
 std::vector<double> metric_column(const std::vector<sim::Metrics>& runs, const std::string& name);

@@ -45,11 +45,12 @@ std::vector<Expectation> read_expectations(const std::string& path) {
         known.emplace_back(d);
       }
       const std::string hint = sim::closest_key(x.metric, known);
-      fail("metric",
-           "unknown metric \"" + x.metric + "\"" +
-               (hint.empty() ? " (a metric, or <metric>_per_day/_per_month/_per_million/"
-                               "_per_crash/_per_rebalance, or state_mismatch_per_crash ...)"
-                             : "; did you mean \"" + hint + "\"?"));
+      fail(
+          "metric",
+          "unknown metric \"" + x.metric + "\"" +
+              (hint.empty() ? " (a metric, or <metric>_per_day/_per_window/_per_month/_per_million/"
+                              "_per_crash/_per_rebalance, or state_mismatch_per_crash ...)"
+                            : "; did you mean \"" + hint + "\"?"));
     }
     for (const char* bound : {"max", "min"}) {
       if (!e.contains(bound)) continue;
@@ -58,6 +59,10 @@ std::vector<Expectation> read_expectations(const std::string& path) {
       (std::string(bound) == "max" ? x.max : x.min) = e[bound].get<double>();
     }
     if (!x.max && !x.min) fail("", "expected \"max\" and/or \"min\"");
+    if (x.max && x.min && *x.min > *x.max) {
+      fail("min", "expected at most max (" + sim::format_number(*x.max) + "), found " +
+                      sim::format_number(*x.min) + ": no estimate could meet both");
+    }
     if (e.contains("confidence")) {
       if (!e["confidence"].is_number() || e["confidence"].get<double>() <= 0.5 ||
           e["confidence"].get<double>() >= 1) {
@@ -69,6 +74,16 @@ std::vector<Expectation> read_expectations(const std::string& path) {
     out.push_back(x);
   }
   return out;
+}
+
+void check_period(const std::vector<Expectation>& expectations, double days) {
+  for (std::size_t i = 0; i < expectations.size(); ++i) {
+    const std::string problem = period_problem(expectations[i].metric, days);
+    if (!problem.empty()) {
+      throw sim::ConfigError("expectation error at expect[" + std::to_string(i) +
+                             "].metric: " + problem);
+    }
+  }
 }
 
 std::vector<std::string> broken_expectations(const std::vector<Expectation>& expectations,

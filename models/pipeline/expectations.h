@@ -20,6 +20,10 @@ struct Expectation {
 // Throws sim::ConfigError ("expectation error at expect[i].key: ...") naming what is wrong.
 std::vector<Expectation> read_expectations(const std::string& path);
 
+// Throws sim::ConfigError naming the first expectation with no estimate over
+// runs of `days` days (a per-day figure from a window shorter than whole days).
+void check_period(const std::vector<Expectation>& expectations, double days);
+
 // Whether one run breaks any of them: its own value of the estimate (a run of
 // `days` days) beyond a bound; "lost_records_per_day = 3 (max 0)" for each broken one.
 std::vector<std::string> broken_expectations(const std::vector<Expectation>& expectations,

@@ -1,5 +1,7 @@
 #include "models/pipeline/headline.h"
 
+#include "models/pipeline/estimates.h"
+
 namespace pipesim::pipeline {
 
 const std::vector<std::string>& duplicate_entry_points() {
@@ -42,6 +44,17 @@ const std::vector<HeadlineRow>& headline_rows() {
     r.push_back({"task downtime per day (task-seconds)", "task_downtime_s_per_day"});
     return r;
   }();
+  return rows;
+}
+
+std::vector<HeadlineRow> headline_rows_for(double days, double start_hour) {
+  std::vector<HeadlineRow> rows = headline_rows();
+  const std::string per = period_words(days, start_hour);
+  for (auto& row : rows) {
+    row.estimate = in_period(row.estimate, days);
+    if (const auto at = row.label.find(" per day"); at != std::string::npos)
+      row.label.replace(at, 8, " " + per);
+  }
   return rows;
 }
 

@@ -16,6 +16,11 @@ struct HeadlineRow {
 
 const std::vector<HeadlineRow>& headline_rows();
 
+// The rows as a run of `days` days from `start_hour` reports them: a window
+// shorter than whole days names its figures per window ("duplicate rows per
+// 6h window", duplicate_rows_per_window; models/pipeline/estimates.h).
+std::vector<HeadlineRow> headline_rows_for(double days, double start_hour);
+
 // The duplicate entry points and loss causes, in the order the headline lists them.
 const std::vector<std::string>& duplicate_entry_points();
 const std::vector<std::string>& loss_causes();

@@ -13,6 +13,11 @@ struct RunOptions {
   // faults, the workload stops) so that in-flight records are not taken for lost.
   sim::Time duration = sim::Time::days(1);
   sim::Time drain = sim::Time::minutes(30);
+  // The time of day the run starts, in whole hours (the workload's profile is
+  // hourly): run.duration is the window [start, start + duration) of the day,
+  // e.g. "18h" for the evening peak. Times in a run (fault "at", trace) count
+  // from the run's start. Faults' Poisson rates do not vary over the day.
+  sim::Time start = sim::Time::micros(0);
   std::int64_t seeds = 100;
   std::int64_t first_seed = 1;
   // Every record's path event by event: no stretch is advanced in aggregate
@@ -25,6 +30,8 @@ template <class V, class O>
 void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, RunOptions> {
   v.duration("duration", o.duration, sim::Time::seconds(1), sim::Time::days(3650),
              "simulated time with workload and faults");
+  v.duration("start", o.start, sim::Time::micros(0), sim::Time::hours(23),
+             "time of day the run starts, in whole hours (the workload profile's hour at time 0)");
   v.duration("drain", o.drain, sim::Time::micros(0), sim::Time::days(365),
              "time after `duration` to settle in-flight records (no faults, no new records)");
   v.integer("seeds", o.seeds, 1, 100000000, "seeds of a Monte Carlo run");

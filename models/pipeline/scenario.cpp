@@ -53,7 +53,8 @@ class Run final : public sim::Component, public broker::ClusterListener {
         table_(sim_, with_row_bytes(c.clickhouse, c.workload.record_bytes), logs_, ledger_, keeper_,
                seed),
         keeper_map_(sim_, c.clickhouse, table_, keeper_, seed),
-        workload_(c.workload, partitions_, seed),
+        workload_(c.workload, partitions_, seed,
+                  static_cast<int>(c.run.start.us / sim::Time::hours(1).us)),
         deps_{&c.connector, &table_, &keeper_map_, &ledger_, &logs_, &sink_counters_},
         kafka_(sim_, c.kafka, logs_, ledger_),
         producer_(sim_, c.producer, c.producer.enable_idempotence, partitions_,
@@ -88,7 +89,6 @@ class Run final : public sim::Component, public broker::ClusterListener {
     regime_.set_sink_aggregate(&aggregate_);
     aggregate_.set_regime(&regime_);
   }
-
 
   void set_trace(sim::Trace* trace) { sim_.set_trace(trace); }
   [[nodiscard]] std::vector<ledger::FateGroup>& groups() { return groups_; }

@@ -35,7 +35,8 @@ std::string check_profile(const nlohmann::json& profile) {
   return "\"production\", \"constant\" or a list of 24 non-negative hourly multipliers (not all 0)";
 }
 
-Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t seed)
+Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t seed,
+                   int first_hour)
     : options_(options),
       partitions_(partitions),
       fixed_(options.arrivals == "fixed"),
@@ -54,6 +55,9 @@ Workload::Workload(const WorkloadOptions& options, int partitions, std::uint64_t
   // Normalised to mean 1, so records_per_day stays the day's total.
   const double mean = std::accumulate(multipliers_.begin(), multipliers_.end(), 0.0) / 24.0;
   for (auto& m : multipliers_) m /= mean;
+  // Time 0 is the profile's hour first_hour: the day seen from the run's start.
+  std::rotate(multipliers_.begin(), multipliers_.begin() + ((first_hour % 24) + 24) % 24,
+              multipliers_.end());
   const double per_second = static_cast<double>(options_.records_per_day) / 86400.0 / partitions_;
   for (std::size_t h = 0; h < 24; ++h) {
     hour_rate_[h] = per_second * multipliers_[h];

@@ -40,7 +40,9 @@ class Workload {
  public:
   static constexpr sim::Time kBlock = sim::Time::seconds(1);
 
-  Workload(const WorkloadOptions& options, int partitions, std::uint64_t seed);
+  // `first_hour`: the hour of the day at time 0 (run.start), so that time t
+  // has the profile's hour (first_hour + t) mod 24.
+  Workload(const WorkloadOptions& options, int partitions, std::uint64_t seed, int first_hour = 0);
 
   // Records per second at time t, whole table / one partition (0 from the stop on).
   [[nodiscard]] double rate_at(sim::Time t) const;
