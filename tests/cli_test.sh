@@ -343,6 +343,15 @@ if [ "$RC" -eq 0 ] && grep -q '^duplicate_rows ' "$OUT"; then
 else
   fail "run default table format" "$(show)"
 fi
+# A 10-minute run reports per 10m window, never per day; one seed says once that it gives no interval.
+run "$PIPESIM" run "$CFG" --seed 1
+if grep -q '^duplicate rows per 10m window  *0  -  *$' "$OUT" && ! grep -q 'per day' "$OUT" &&
+   grep -qx -- '-: one seed gives no interval (a share of runs or episodes has its Wilson interval); run --seeds 2 or more' "$OUT" &&
+   [ "$(grep -c 'one seed gives no interval' "$OUT")" -eq 1 ] && grep -q '^runs losing any record  *0  \[0, 0.793\]  *0 of 1 run$' "$OUT"; then
+  pass "run: a window's figures per window; one seed's missing intervals said once"
+else
+  fail "run: per window, one seed" "$(show)"
+fi
 
 # ---------------------------------------------------------------------------------------------
 # run: bad usage

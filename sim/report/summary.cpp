@@ -164,16 +164,25 @@ std::string report_table(const RunReport& r) {
   if (!r.headline.empty()) {
     std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", "headline", "estimate", "95% CI", "");
     out << line;
+    // One seed leaves most rows without an interval: said once, under the rows.
+    const std::string one_seed = "one seed gives no interval";
+    bool any_one_seed = false;
     for (const auto& h : r.headline) {
       const bool none = !h.no_interval.empty();
       const std::string ci =
           none ? "-" : "[" + format_number(h.lo) + ", " + format_number(h.hi) + "]";
-      const std::string note = !none            ? h.note
-                               : h.note.empty() ? h.no_interval
-                                                : h.note + "; " + h.no_interval;
+      const std::string reason = h.no_interval == one_seed ? "" : h.no_interval;
+      any_one_seed = any_one_seed || h.no_interval == one_seed;
+      const std::string note = reason.empty()   ? h.note
+                               : h.note.empty() ? reason
+                                                : h.note + "; " + reason;
       std::snprintf(line, sizeof line, "%-52s %14s  %-31s %s\n", h.label.c_str(),
                     format_number(h.value).c_str(), ci.c_str(), note.c_str());
       out << line;
+    }
+    if (any_one_seed) {
+      out << "-: " << one_seed << " (a share of runs or episodes has its Wilson interval); run "
+          << "--seeds 2 or more\n";
     }
     for (const auto& note : r.headline_notes) out << note << "\n";
     for (const auto& x : r.extreme_seeds) {
