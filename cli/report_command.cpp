@@ -131,6 +131,11 @@ std::vector<SeedStory> worst_seed_stories(const Json& result, bool simulate) {
 int execute(const ReportArgs& a) {
   try {
     sim::check_output_path(a.out);  // before any work, not after
+    // A sweep directory's result is its manifest and points.
+    const std::filesystem::path dir(a.result);
+    sim::check_not_an_input(a.out, {{"result", a.result},
+                                    {"sweep manifest", (dir / "sweep.json").string()},
+                                    {"sweep points", (dir / "points.jsonl").string()}});
   } catch (const std::exception& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;

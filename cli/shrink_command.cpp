@@ -70,7 +70,16 @@ int execute(const ShrinkArgs& a) {
       };
       condition_text = "breaks " + a.expect;
     }
-    if (!a.out.empty()) sim::check_output_path(a.out);
+    if (!a.out.empty()) {
+      sim::check_output_path(a.out);
+      auto inputs = std::vector<std::pair<std::string, std::string>>{
+          {"config", a.config},
+          {"worker properties", a.properties.worker},
+          {"producer properties", a.properties.producer},
+          {"consumer properties", a.properties.consumer}};
+      inputs.emplace_back("expectations", a.expect);
+      sim::check_not_an_input(a.out, inputs);
+    }
   } catch (const std::exception& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;

@@ -702,6 +702,17 @@ bad_exact "explain --seed out of run's range" "pipesim: --seed: Value -1 not in 
   "$PIPESIM" explain --seed -1
 bad_exact "trace --out not writable, before simulating" "pipesim: cannot write $TMP/missing-dir/t.json: No such file or directory" \
   "$PIPESIM" trace --seed 1 --out "$TMP/missing-dir/t.json"
+# --out naming an input: refused before any work, the input left as it was (another spelling too).
+cp "$CFG" "$TMP/own.json"
+bad_exact "run --out its own config" "pipesim: --out $TMP/own.json is the config $TMP/own.json: pipesim never overwrites one of its inputs; write elsewhere" \
+  "$PIPESIM" run "$TMP/own.json" --seeds 1 --format json --out "$TMP/own.json"
+bad_exact "trace --out its own config, spelt otherwise" "pipesim: --out $TMP/./own.json is the config $TMP/own.json: pipesim never overwrites one of its inputs; write elsewhere" \
+  "$PIPESIM" trace "$TMP/own.json" --seed 1 --out "$TMP/./own.json"
+write own.properties 'acks=all'
+bad_exact "shrink --out its producer properties" "pipesim: --out $TMP/own.properties is the producer properties $TMP/own.properties: pipesim never overwrites one of its inputs; write elsewhere" \
+  "$PIPESIM" shrink "$TMP/own.json" --producer-properties "$TMP/own.properties" --seed 1 --until "duplicate_rows >= 0" --out "$TMP/own.properties"
+cmp -s "$CFG" "$TMP/own.json" && [ "$(cat "$TMP/own.properties")" == "acks=all" ] &&
+  pass "--out naming an input leaves the input as it was" || fail "--out naming an input changed it"
 bad_exact "compare --seeds 0" 'pipesim: --seeds expects a positive number (at most 100000000) or "auto", found "0"' \
   "$PIPESIM" compare "$CFG" "$CFG" --seeds 0
 

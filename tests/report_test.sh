@@ -210,6 +210,13 @@ expect_refused "an incomplete run" "$TMP/partial.json: not a complete run result
 expect_refused "a directory without sweep.json" "$TMP/emptydir is a directory without sweep.json" \
   "$TMP/emptydir" --out "$TMP/bad.html"
 expect_refused "--out in a missing directory" "$TMP/nodir/x.html" "$TMP/run.json" --out "$TMP/nodir/x.html"
+cp "$TMP/run.json" "$TMP/run_copy.json"
+expect_refused "--out naming the result" "--out $TMP/run_copy.json is the result $TMP/run_copy.json: pipesim never overwrites one of its inputs" \
+  "$TMP/run_copy.json" --out "$TMP/run_copy.json"
+expect_refused "--out naming a sweep's points" "--out $TMP/sweep/points.jsonl is the sweep points $TMP/sweep/points.jsonl" \
+  "$TMP/sweep" --out "$TMP/sweep/points.jsonl"
+cmp -s "$TMP/run.json" "$TMP/run_copy.json" && pass "report: the result named by --out is left as it was" ||
+  fail "report: the result named by --out changed"
 run "$PIPESIM" report "$TMP/run.json"
 expect_bad "no --out" "--out is required"
 

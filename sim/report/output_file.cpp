@@ -52,6 +52,20 @@ void check_output_path(const std::string& path) {
   ::unlink(probe.c_str());
 }
 
+void check_not_an_input(const std::string& out,
+                        const std::vector<std::pair<std::string, std::string>>& inputs) {
+  struct stat target {};
+  if (out.empty() || ::stat(out.c_str(), &target) != 0 || !S_ISREG(target.st_mode)) return;
+  for (const auto& [what, path] : inputs) {
+    struct stat input {};
+    if (path.empty() || ::stat(path.c_str(), &input) != 0) continue;
+    if (input.st_dev == target.st_dev && input.st_ino == target.st_ino) {
+      throw std::runtime_error("--out " + out + " is the " + what + " " + path +
+                               ": pipesim never overwrites one of its inputs; write elsewhere");
+    }
+  }
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   struct stat target {};
   if (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace pipesim::sim {
 
@@ -19,6 +21,13 @@ void write_file_atomically(const std::string& path, const std::string& content);
 // created there (a probe file is created and removed at once). Throws
 // std::runtime_error "cannot write PATH: reason" otherwise.
 void check_output_path(const std::string& path);
+
+// Throws std::runtime_error when `out` names the same file as one of
+// `inputs` ((what, path) pairs, e.g. {"config", "x.json"}; empty paths are
+// skipped): a command never overwrites what it reads. Same file means the
+// same device and inode, so another spelling or a link of it counts.
+void check_not_an_input(const std::string& out,
+                        const std::vector<std::pair<std::string, std::string>>& inputs);
 
 // For a signal handler that ends the program at once: removes the temporary
 // file of a write in progress, if any. Async-signal-safe.
