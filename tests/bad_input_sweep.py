@@ -180,6 +180,9 @@ PROPS = [
     ("--worker-properties", "offset.flush.interval.ms=-5\n", "offset.flush.interval.ms"),
     ("--producer-properties", "acks=2\n", "acks"),
     ("--producer-properties", "linger.ms=soon\n", "linger.ms"),
+    # Java would read a byte-order mark into the first key (then ignored as unknown): said plainly.
+    ("--consumer-properties", b"\xef\xbb\xbfmax.poll.records=200\n", "byte-order mark"),
+    ("--producer-properties", b"acks=all\nretries=\x00\n", "line 2: a NUL byte"),
 ]
 # Not bad: java.util.Properties.load(InputStream), which Kafka's Utils.loadProps uses, reads
 # ISO 8859-1, so any byte is a character (b"client.id=\xff\xfe" is a valid file).
@@ -357,6 +360,7 @@ LINES = [
     ('{"state":"NONE","batch":[1,99999999999999999999999]}', "batch"), ('{"state":"NONE","batch":[1.5,2]}', "batch"),
     ('{"state":"BEFORE_PROCESSING","batch":[1,2],"stored":[3]}', "stored"), (b'{"state":"\xff"}', "line 1"),
     ('{"batch":[1,2]}', "state"),
+    (b'{"state":"NONE","batch":[1,2],"tolerateStateMismatch":false}\x00', "NUL byte"),
 ]
 # Not bad: a NONE line may carry a stored range (ignored by the decision, echoed in the output;
 # tests/decide_cases_test.cpp NoneMayGiveStoredRange); only the --stored flag is refused with NONE.

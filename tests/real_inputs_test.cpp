@@ -106,6 +106,26 @@ TEST(PropertiesFile, LastValueWinsAndBadEscapeNamesTheLine) {
             "config error: t.properties: line 2: malformed \\uXXXX escape");
 }
 
+TEST(PropertiesFile, AByteOrderMarkOrANulByteIsSaidPlainly) {
+  // Java's Properties.load(InputStream) reads ISO 8859-1: the mark would be
+  // three characters of the first key, not a typo of it.
+  EXPECT_EQ(
+      error_of([] {
+        (void)parse_properties(
+            "\xEF\xBB\xBF"
+            "acks=all\n",
+            "p.properties");
+      }),
+      "config error: p.properties: line 1: starts with a UTF-8 byte-order mark, which Java's "
+      "Properties.load reads into the first key (Kafka would then ignore that key): save the file "
+      "without it");
+  EXPECT_EQ(
+      error_of([] { (void)parse_properties(std::string("a=1\nb=2\nc=\0\n", 12), "p.properties"); }),
+      "config error: p.properties: line 3: a NUL byte (0x00): not a properties text file");
+  // A mark later in the file is a character like any other (ISO 8859-1).
+  EXPECT_EQ(parse_properties("a=\xEF\xBB\xBF\n", "p.properties").front().value, "\xEF\xBB\xBF");
+}
+
 // ---------------------------------------------------------------------------------------------
 // The ConfigDef lists
 

@@ -181,6 +181,11 @@ bool is_blank(const std::string_view s) {
 }  // namespace
 
 ParsedDecideCase parse_decide_case(const std::string_view line) {
+  // A NUL byte is no part of a JSON text; the parser would stop at it and
+  // take what came before for the whole line.
+  if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
+    return "a NUL byte (0x00) at column " + std::to_string(nul + 1) + ": not a line of JSON text";
+  }
   // Duplicate keys of the top-level object (depth 1); nlohmann would keep the last silently.
   std::vector<std::string> keys;
   std::string duplicate;

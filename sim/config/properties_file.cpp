@@ -1,5 +1,6 @@
 #include "sim/config/properties_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -72,6 +73,21 @@ bool continues(const std::string& line) {
 }  // namespace
 
 std::vector<Property> parse_properties(const std::string& text, const std::string& path) {
+  // Java's Properties.load(InputStream) reads ISO 8859-1: a UTF-8 byte-order
+  // mark becomes three characters of the first key, which Kafka then ignores
+  // as an unknown config. Said plainly rather than as that key's typo.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) {
+    throw ConfigError("config error: " + path +
+                      ": line 1: starts with a UTF-8 byte-order mark, which Java's Properties.load "
+                      "reads into the first key (Kafka would then ignore that key): save the file "
+                      "without it");
+  }
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+    throw ConfigError("config error: " + path + ": line " + std::to_string(line) +
+                      ": a NUL byte (0x00): not a properties text file");
+  }
   std::vector<std::string> lines;
   {
     std::string line;
