@@ -206,7 +206,9 @@ Command register_check(CLI::App& app) {
   cmd->add_option("--seeds", args->seeds, "seeds, or \"auto\": add seeds until every decision is clear");
   cmd->add_option("--max-seeds", args->max_seeds, "cap for --seeds auto")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
-  cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
+  cmd->add_option("--threads", args->threads,
+                  "worker threads (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);

@@ -160,6 +160,10 @@ std::string period_mismatch(const pipeline::Config& a, const pipeline::Config& b
 int execute(const CompareArgs& args) {
   pipeline::Config a, b;
   sim::Tilt tilt_a, tilt_b;
+  if (args.a == "-" && args.b == "-") {
+    std::cerr << "pipesim: A and B cannot both be - (standard input holds one config)\n";
+    return 2;
+  }
   // Which of the two files is wrong, named.
   for (auto [config, tilt, path, which] :
        {std::tuple{&a, &tilt_a, &args.a, "A"}, std::tuple{&b, &tilt_b, &args.b, "B"}}) {
@@ -310,7 +314,9 @@ Command register_compare(CLI::App& app) {
       "seeds (default: A's run.seeds), or \"auto\": add seeds until no difference is undecided");
   cmd->add_option("--max-seeds", args->max_seeds, "cap for --seeds auto")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
-  cmd->add_option("--threads", args->threads, "worker threads")->check(CLI::Range(1, 1024));
+  cmd->add_option("--threads", args->threads,
+                  "worker threads (default: one per core; results do not depend on it)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override applied to both: section.key=value");
   add_properties_options(cmd, args->properties);

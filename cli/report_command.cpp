@@ -192,8 +192,9 @@ Command register_report(CLI::App& app) {
          "the JSON of run --per-seed, compare or check (--format json), or a sweep directory")
       ->required();
   cmd->add_option("--out", args->out, "the HTML file to write")->required();
-  cmd->add_flag("!--no-stories", args->stories,
-                "do not simulate the worst seeds again to tell their stories");
+  cmd->add_flag_callback(
+      "--no-stories", [args] { args->stories = false; },
+      "do not simulate the worst seeds again to tell their stories");
   return [args] { return execute(*args); };
 }
 

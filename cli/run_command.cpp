@@ -237,7 +237,8 @@ Command register_run(CLI::App& app) {
   cmd->add_option("--seeds", args->seeds, "number of seeds (default: run.seeds)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))
       ->excludes(seed);
-  cmd->add_option("--threads", args->threads, "worker threads (results do not depend on it)")
+  cmd->add_option("--threads", args->threads,
+                  "worker threads (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--format", args->format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));

@@ -337,11 +337,13 @@ Command register_sweep(CLI::App& app) {
                   "config JSON, may hold a \"sweep\" grid (default: the production baseline)");
   cmd->add_option("--grid", args->grid,
                   "grid JSON: {\"section.key\": [values...], ...} (replaces a \"sweep\" section)");
-  cmd->add_option("--out", args->out,
-                  "output directory: sweep.json, points.jsonl, [seeds.jsonl], summary.csv");
+  cmd->add_option(
+      "--out", args->out,
+      "REQUIRED: output directory: sweep.json, points.jsonl, [seeds.jsonl], summary.csv");
   cmd->add_option("--seeds", args->seeds, "seeds per point (default: run.seeds)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
-  cmd->add_option("--threads", args->threads, "worker threads (results do not depend on it)")
+  cmd->add_option("--threads", args->threads,
+                  "worker threads (default: one per core; results do not depend on it)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--per-seed", args->per_seed,
                 "also write seeds.jsonl: one line per point and seed");

@@ -702,6 +702,24 @@ bad_exact "explain --seed out of run's range" "pipesim: --seed: Value -1 not in 
   "$PIPESIM" explain --seed -1
 bad_exact "trace --out not writable, before simulating" "pipesim: cannot write $TMP/missing-dir/t.json: No such file or directory" \
   "$PIPESIM" trace --seed 1 --out "$TMP/missing-dir/t.json"
+# pipesim help [SUBCOMMAND]; --help shows defaults, not sentinels; a config named - is stdin.
+run "$PIPESIM" help run
+if [ "$RC" -eq 0 ] && grep -q '^Usage: run \[OPTIONS\] \[config\]' "$OUT" && grep -q -- '--format TEXT:{table,json,csv}=table' "$OUT" &&
+   grep -q -- '--seeds INT:INT in \[1 - 100000000\] Excludes: --seed$' "$OUT" && ! grep -q -- '=-1\|=0$\|=\[\]' "$OUT"; then
+  pass "help run: the subcommand's options with their defaults, no sentinels"
+else
+  fail "help run" "$(show)"
+fi
+run "$PIPESIM" help report
+grep -q -- '--no-stories  ' "$OUT" && ! grep -q '{false}' "$OUT" && grep -q -- '--out TEXT REQUIRED' "$OUT" &&
+  pass "help report: --no-stories plain, --out REQUIRED" || fail "help report" "$(show)"
+run "$PIPESIM" help
+grep -q '^Subcommands:' "$OUT" && grep -q 'pipesim help SUBCOMMAND' "$OUT" && pass "help: the program's help" || fail "help" "$(show)"
+bad_exact "help of an unknown subcommand" 'pipesim: help expects at most one subcommand (run, validate, decide, compare, check, lint, explain, trace, sweep, merge, shrink or report), found "nope"' \
+  "$PIPESIM" help nope
+run_stdin "$(cat "$CFG")" "$PIPESIM" run - --seeds 1 --format json
+json_check "run -: the config from standard input" "$OUT" 'd["duration"] == "10m" and d["config"]["kafka"]["num.partitions"] == 2'
+bad_exact "compare - -" 'pipesim: A and B cannot both be - (standard input holds one config)' "$PIPESIM" compare - -
 # --out naming an input: refused before any work, the input left as it was (another spelling too).
 cp "$CFG" "$TMP/own.json"
 bad_exact "run --out its own config" "pipesim: --out $TMP/own.json is the config $TMP/own.json: pipesim never overwrites one of its inputs; write elsewhere" \

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 
@@ -20,6 +21,12 @@ using sim::ConfigError;
 using sim::Time;
 
 std::string read_config_text(const std::string& path) {
+  // "-": the config comes on standard input (as `decide --cases -` takes its cases).
+  if (path == "-") {
+    std::stringstream buffer;
+    buffer << std::cin.rdbuf();
+    return buffer.str();
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw ConfigError("config error: cannot read " + path + ": Is a directory");
