@@ -23,6 +23,9 @@ namespace {
 // Timeline detail kept by default: an hour of the production baseline is some
 // tens of MB of trace events, what a browser's trace viewer opens comfortably.
 constexpr sim::Time kDefaultWindow = sim::Time::hours(1);
+// A default trace's timeline records at most: ~30 MB of trace JSON (~100 bytes a
+// record), which chrome://tracing and Perfetto open; a busy hour held ~1.3 M (134 MB).
+constexpr std::size_t kMaxDetail = 300'000;
 
 }  // namespace
 
@@ -90,13 +93,22 @@ Command register_trace(CLI::App& app) {
     // unless a window is asked for, timeline detail stays in the first
     // kDefaultWindow; the story (faults, what the framework did) stays whole.
     const sim::Time end = config.run.duration + config.run.drain;
-    if (args->from.empty() && args->to.empty() && end > kDefaultWindow) {
+    // The example window lies inside this run: an hour (or what there is) from its middle.
+    const sim::Time unit = end >= sim::Time::hours(2) ? sim::Time::hours(1) : sim::Time::minutes(1);
+    const sim::Time middle = sim::Time::micros(end.us / 2 / unit.us * unit.us);
+    const std::string example = "--from " + sim::format_duration(middle) + " --to " +
+                                sim::format_duration(std::min(end, middle + kDefaultWindow));
+    const bool windowed = !args->from.empty() || !args->to.empty();
+    if (!windowed && end > kDefaultWindow) {
       to = kDefaultWindow;
-      std::cerr << "pipesim trace: the run is " << sim::format_wall_seconds(end.as_seconds()) << " long: timeline detail kept for "
+      std::cerr << "pipesim trace: the run is " << sim::format_wall_seconds(end.as_seconds())
+                << " long: timeline detail kept for "
                 << "0s.." << sim::format_duration(kDefaultWindow)
-                << " only (the story is whole); choose the window with --from/--to, e.g. --from 13h --to 14h30m\n";
+                << " only (the story is whole); choose the window with --from/--to, e.g. "
+                << example << "\n";
     }
-    sim::Trace trace(/*detail=*/true, from, to);
+    // Without a window, at most kMaxDetail timeline records (~100 bytes each).
+    sim::Trace trace(/*detail=*/true, from, to, windowed ? SIZE_MAX : kMaxDetail);
     try {
       const RunProgress progress("pipesim trace: seed " + std::to_string(args->seed), config);
       pipeline::run_scenario_traced(config, args->seed, trace);
@@ -114,6 +126,12 @@ Command register_trace(CLI::App& app) {
     } catch (const std::exception& e) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;
+    }
+    if (const auto cut = trace.detail_cut()) {
+      std::cerr << "pipesim trace: timeline detail stopped at " << sim::format_clock(*cut)
+                << " after " << kMaxDetail
+                << " records, for a file a browser opens (the story is whole); choose a "
+                << "window with --from/--to, e.g. " << example << "\n";
     }
     std::cerr << "pipesim: wrote " << trace.records().size() << " events to " << args->out << "\n";
     return 0;

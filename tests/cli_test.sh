@@ -904,7 +904,7 @@ for sig in "INT SIGINT 130" "TERM SIGTERM 143"; do
     fail "run interrupted by $name: no result file, no temporary file" "$(ls -A "$TMP/intr")"
   fi
 done
-interrupt_check INT SIGINT 130 trace "pipesim trace: the run is 87600h30m long: timeline detail kept for 0s..1h only (the story is whole); choose the window with --from/--to, e.g. --from 13h --to 14h30m
+interrupt_check INT SIGINT 130 trace "pipesim trace: the run is 87600h30m long: timeline detail kept for 0s..1h only (the story is whole); choose the window with --from/--to, e.g. --from 1825d --to 43801h
 pipesim: interrupted (SIGINT), no result written" -- trace --seed 1 "${LONG[@]}" --out "$TMP/intr/t.json"
 [ -z "$(ls -A "$TMP/intr")" ] && pass "trace interrupted: no trace file" || fail "trace interrupted: no trace file" "$(ls -A "$TMP/intr")"
 interrupt_check TERM SIGTERM 143 explain "pipesim: interrupted (SIGTERM), no result written" -- explain --seed 1 "${LONG[@]}"

@@ -219,6 +219,21 @@ TEST(Trace, SpansNestOrFollowOnEveryTrackAndFaultsNameTheirTarget) {
   }
 }
 
+TEST(Trace, DetailStopsAtItsCapAndSaysWhereButTheStoryStaysWhole) {
+  sim::Trace trace(true, sim::Time{0}, sim::Time::max(), 2);
+  trace.instant(sim::Time{10}, "t", "a");
+  trace.story(sim::Time{15}, "faults", "f", "a fault");
+  trace.counter(sim::Time{20}, "t", "c", 1.0);
+  EXPECT_FALSE(trace.detail_cut());
+  trace.span(sim::Time{30}, sim::Time{5}, "t", "s");  // the third detail record: cut here
+  trace.instant(sim::Time{40}, "t", "b");
+  trace.story(sim::Time{50}, "faults", "g", "another fault");
+  ASSERT_EQ(trace.records().size(), 4u);  // 2 detail records and both story sentences
+  EXPECT_EQ(trace.records()[3].story, "another fault");
+  ASSERT_TRUE(trace.detail_cut());
+  EXPECT_EQ(trace.detail_cut()->us, 30);
+}
+
 TEST(Trace, AnOverlappingSpanGoesToTheTracksNextLane) {
   sim::Trace trace(true);
   trace.span(sim::Time{0}, sim::Time{10}, "t", "a");

@@ -4,22 +4,32 @@
 
 namespace pipesim::sim {
 
+bool Trace::keep(Time at) {
+  if (!detail_ || at < from_ || at > to_) return false;
+  if (kept_detail_ >= max_detail_) {
+    if (!detail_cut_) detail_cut_ = at;
+    return false;
+  }
+  ++kept_detail_;
+  return true;
+}
+
 void Trace::story(Time at, std::string track, std::string name, std::string text, nlohmann::json args) {
   records_.push_back({at, std::move(track), std::move(name), 'i', Time{}, 0, std::move(text), std::move(args)});
 }
 
 void Trace::instant(Time at, std::string track, std::string name, nlohmann::json args) {
-  if (!detail_at(at)) return;
+  if (!keep(at)) return;
   records_.push_back({at, std::move(track), std::move(name), 'i', Time{}, 0, "", std::move(args)});
 }
 
 void Trace::span(Time at, Time duration, std::string track, std::string name, nlohmann::json args) {
-  if (!detail_at(at)) return;
+  if (!keep(at)) return;
   records_.push_back({at, std::move(track), std::move(name), 'X', duration, 0, "", std::move(args)});
 }
 
 void Trace::counter(Time at, std::string track, std::string name, double value) {
-  if (!detail_at(at)) return;
+  if (!keep(at)) return;
   records_.push_back({at, std::move(track), std::move(name), 'C', Time{}, value, "", nlohmann::json::object()});
 }
 
