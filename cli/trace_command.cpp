@@ -23,7 +23,7 @@ namespace {
 // Timeline detail kept by default: an hour of the production baseline is some
 // tens of MB of trace events, what a browser's trace viewer opens comfortably.
 constexpr sim::Time kDefaultWindow = sim::Time::hours(1);
-// A default trace's timeline records at most: ~30 MB of trace JSON (~100 bytes a
+// A default trace's timeline records at most: ~40 MB of trace JSON (~130 bytes a
 // record), which chrome://tracing and Perfetto open (the fault-dense 6 h's first hour,
 // configs/scenarios/fault_dense_6h.json seed 1, is 560,421 records, 73 MB).
 constexpr std::size_t kMaxDetail = 300'000;
@@ -108,7 +108,7 @@ Command register_trace(CLI::App& app) {
                 << " only (the story is whole); choose the window with --from/--to, e.g. "
                 << example << "\n";
     }
-    // Without a window, at most kMaxDetail timeline records (~100 bytes each).
+    // Without a window, at most kMaxDetail timeline records (~130 bytes each).
     sim::Trace trace(/*detail=*/true, from, to, windowed ? SIZE_MAX : kMaxDetail);
     try {
       const RunProgress progress("pipesim trace: seed " + std::to_string(args->seed), config);
