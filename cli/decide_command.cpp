@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -7,8 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "models/sink/decide_cases.h"
 #include "cli/commands.h"
+#include "cli/interrupts.h"
+#include "models/sink/decide_cases.h"
+#include "sim/engine/interrupt.h"
 
 namespace pipesim::cli {
 namespace {
@@ -21,6 +25,55 @@ struct DecideArgs {
   bool tolerate = false;
   bool explain = false;
 };
+
+// Standard input's lines, read with read(2). A read blocked on a quiet pipe
+// returns EINTR at SIGINT or SIGTERM (the handlers are installed without
+// SA_RESTART), so the first signal ends the stream; an iostream retries the
+// read and waits on (`sleep 20 | pipesim decide --cases -` ignored Ctrl-C).
+class StdinLines {
+ public:
+  bool next(std::string& line) {
+    for (;;) {
+      if (sim::interrupt_signal() != 0) return false;
+      const auto nl = buffer_.find('\n', start_);
+      if (nl != std::string::npos) {
+        line.assign(buffer_, start_, nl - start_);
+        start_ = nl + 1;
+        return true;
+      }
+      if (eof_) {
+        if (start_ == buffer_.size()) return false;
+        line.assign(buffer_, start_, std::string::npos);  // a last line without its newline
+        start_ = buffer_.size();
+        return true;
+      }
+      buffer_.erase(0, start_);  // what is left of the last line, at the front
+      start_ = 0;
+      char chunk[1 << 16];
+      const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;  // the loop's first check says whether to stop
+      if (n <= 0) {
+        eof_ = true;
+        continue;
+      }
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  [[nodiscard]] bool pending() const { return buffer_.find('\n', start_) != std::string::npos; }
+
+ private:
+  std::string buffer_;
+  std::size_t start_ = 0;
+  bool eof_ = false;
+};
+
+// The stream's exit code, or the interrupt's once a signal ended it.
+int decided(int code) {
+  std::cout.flush();
+  if (const int signal = sim::interrupt_signal(); signal != 0 && code == 0)
+    return interrupted(signal, "every answer above is complete");
+  return code;
+}
 
 // "10,20" -> "[10,20]"; empty when malformed (the case parser then says what is wrong).
 std::string range_json(const std::string& text) {
@@ -110,7 +163,12 @@ Command register_decide(CLI::App& app) {
       return 2;
     }
     std::ios::sync_with_stdio(false);
-    if (args->cases == "-") return sink::run_decide_stream(std::cin, std::cout, std::cerr);
+    if (args->cases == "-") {
+      StdinLines lines;
+      return decided(sink::run_decide_lines([&lines](std::string& l) { return lines.next(l); },
+                                            [&lines] { return lines.pending(); }, std::cout,
+                                            std::cerr));
+    }
     // A directory opens as an ifstream on Linux and reads as empty: without
     // this check `decide --cases DIR` answered nothing and exited 0.
     std::error_code ec;
@@ -123,7 +181,11 @@ Command register_decide(CLI::App& app) {
       std::cerr << "pipesim decide: cannot read " << args->cases << ": " << std::strerror(errno) << "\n";
       return 2;
     }
-    return sink::run_decide_stream(in, std::cout, std::cerr);
+    return decided(sink::run_decide_lines(
+        [&in](std::string& l) {
+          return sim::interrupt_signal() == 0 && static_cast<bool>(std::getline(in, l));
+        },
+        [&in] { return in.rdbuf()->in_avail() > 0; }, std::cout, std::cerr));
   };
 }
 

@@ -859,7 +859,7 @@ interrupt_check() {
   shift 6
   exe=$(readlink -f "$PIPESIM")
   rm -rf "$TMP/intr" && mkdir "$TMP/intr"
-  "$PIPESIM" "$@" >"$OUT" 2>"$ERR" </dev/null &
+  "$PIPESIM" "$@" >"$OUT" 2>"$ERR" <"${INTERRUPT_STDIN:-/dev/null}" &
   pid=$!
   # Wait (up to 60 s) until the process is pipesim (not the forked shell before its exec,
   # whose own SIGINT/SIGTERM handlers would match too: a signal sent then was lost, and the
@@ -908,6 +908,13 @@ interrupt_check INT SIGINT 130 trace "pipesim trace: the run is 87600h30m long: 
 pipesim: interrupted (SIGINT), no result written" -- trace --seed 1 "${LONG[@]}" --out "$TMP/intr/t.json"
 [ -z "$(ls -A "$TMP/intr")" ] && pass "trace interrupted: no trace file" || fail "trace interrupted: no trace file" "$(ls -A "$TMP/intr")"
 interrupt_check TERM SIGTERM 143 explain "pipesim: interrupted (SIGTERM), no result written" -- explain --seed 1 "${LONG[@]}"
+# decide on a quiet standard input (a pipe whose writer sends nothing): the first signal stops it.
+mkfifo "$TMP/quiet"
+sleep 300 >"$TMP/quiet" &
+quiet_writer=$!
+INTERRUPT_STDIN=$TMP/quiet interrupt_check INT SIGINT 130 "decide --cases -" \
+  "pipesim: interrupted (SIGINT), every answer above is complete" -- decide --cases -
+kill "$quiet_writer" 2>/dev/null; wait "$quiet_writer" 2>/dev/null
 interrupt_check INT SIGINT 130 compare "pipesim: interrupted (SIGINT), no result written" -- compare "$CFG" "$CFG" "${LONG[@]}" --seeds 2
 interrupt_check INT SIGINT 130 check "pipesim: interrupted (SIGINT), no result written" -- check "$CFG" "${LONG[@]}" --seeds 2 --expect "$TMP/pass.json"
 write sweep_grid.json '{"connect.offset.flush.interval.ms": [10000, 60000]}'

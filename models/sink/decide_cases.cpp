@@ -228,9 +228,16 @@ Decision decide(const DecideCase& c) {
 }
 
 int run_decide_stream(std::istream& in, std::ostream& out, std::ostream& err) {
+  return run_decide_lines(
+      [&in](std::string& line) { return static_cast<bool>(std::getline(in, line)); },
+      [&in] { return in.rdbuf()->in_avail() > 0; }, out, err);
+}
+
+int run_decide_lines(const std::function<bool(std::string&)>& next_line,
+                     const std::function<bool()>& pending, std::ostream& out, std::ostream& err) {
   std::string line;
   std::int64_t line_number = 0;
-  while (std::getline(in, line)) {
+  while (next_line(line)) {
     ++line_number;
     if (is_blank(line)) continue;
     std::string_view text = line;
@@ -243,7 +250,7 @@ int run_decide_stream(std::istream& in, std::ostream& out, std::ostream& err) {
     }
     const auto& c = std::get<DecideCase>(parsed);
     out << format_decision(c, decide(c)) << '\n';
-    if (in.rdbuf()->in_avail() <= 0) out.flush();
+    if (!pending()) out.flush();
   }
   out.flush();
   return 0;

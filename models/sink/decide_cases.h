@@ -2,6 +2,7 @@
 // output line, computed by decide() of models/sink/decision.h.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -52,5 +53,11 @@ struct ErrorHandling {
 // stay printed, nothing is printed for that line or later ones. Returns 0 otherwise.
 // N counts physical lines, blank ones included.
 int run_decide_stream(std::istream& in, std::ostream& out, std::ostream& err);
+// The same over lines given one by one: `next_line` returns false at the end
+// (it may end early, e.g. on an interrupt; the caller says so). Out is flushed
+// whenever `pending` says no more input is at hand, so an answer is never held
+// back while the next line is awaited.
+int run_decide_lines(const std::function<bool(std::string&)>& next_line,
+                     const std::function<bool()>& pending, std::ostream& out, std::ostream& err);
 
 }  // namespace pipesim::sink
