@@ -5,10 +5,12 @@
 #include <iostream>
 #include <memory>
 
-#include "models/pipeline/lint.h"
-#include "models/pipeline/lint_effects.h"
 #include "cli/commands.h"
 #include "cli/config_input.h"
+#include "models/pipeline/lint.h"
+#include "models/pipeline/lint_effects.h"
+#include "sim/report/progress_line.h"
+#include "sim/report/summary.h"
 
 namespace pipesim::cli {
 namespace {
@@ -30,9 +32,24 @@ int execute(const LintArgs& args) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
   }
+  // On a terminal, what it is doing: two simulations of ~10-20 s each on the production config.
+  std::unique_ptr<sim::ProgressLine> progress;
+  if (sim::progress_wanted()) progress = std::make_unique<sim::ProgressLine>("pipesim lint", 2.0);
+  if (progress) {
+    progress->update("quick simulation: " + sim::counted(args.quick_seeds, "seed") +
+                         " x 1 h at the peak hour's rate, with worker crashes",
+                     0);
+  }
   const pipeline::QuickProfile profile = pipeline::quick_profile(config, args.quick_seeds);
   std::vector<pipeline::Finding> findings = pipeline::lint(config, profile);
+  if (progress) {
+    progress->update("closing each of " +
+                         sim::counted(static_cast<double>(findings.size()), "finding") + ": " +
+                         sim::counted(args.effect_seeds, "paired seed") + " each",
+                     1);
+  }
   pipeline::estimate_effects(config, findings, args.effect_seeds);
+  if (progress) progress->update("done", 2);
   const auto setting = [](const pipeline::Finding& f) {
     std::string text;
     for (const auto& a : f.closed_by) text += (text.empty() ? "--set " : " --set ") + a;

@@ -613,6 +613,13 @@ if [ -n "$SRC" ]; then
     fail "lint and run agree on the DLQ lab" "$lint_out" "$(show)"
   fi
 fi
+# On a terminal lint says what it is doing (script(1) gives it one).
+if command -v script >/dev/null; then
+  script -qc "'$PIPESIM' lint '$CFG' --quick-seeds 1 --effect-seeds 0" /dev/null </dev/null | tr '\r' '\n' >"$TMP/lint_tty.txt"
+  grep -q "^pipesim lint: quick simulation: 1 seed x 1 h at the peak hour's rate, with worker crashes" "$TMP/lint_tty.txt" &&
+    grep -q '^pipesim lint: done ' "$TMP/lint_tty.txt" && pass "lint on a terminal: a progress line says what it does" ||
+    fail "lint progress line" "$(cat "$TMP/lint_tty.txt")"
+fi
 write clean.json '{"connector":{"exactlyOnce":true,"tolerateStateMismatch":true},"producer":{"max.in.flight.requests.per.connection":1},"app":{"on_send_failure":"retry_table","resend_policy":"check_by_key"},"kafka":{"min.insync.replicas":2},"clickhouse":{"replicated_deduplication_window":100000}}'
 run "$PIPESIM" lint "$TMP/clean.json" --quick-seeds 2 --effect-seeds 1
 expect_rc "lint: a clean config exits 0" 0
