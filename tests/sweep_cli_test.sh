@@ -137,6 +137,8 @@ run "$PIPESIM" sweep --grid "$TMP/grid.json" "${FAST[@]}" --seeds 3 --out "$TMP/
 expect_bad "sweep into a directory that holds a sweep" "already holds a sweep (sweep.json): pass --resume"
 run "$PIPESIM" sweep --grid "$TMP/grid.json" "${FAST[@]}" --seeds 4 --out "$TMP/a" --resume
 expect_bad "sweep --resume of another sweep" "holds a different sweep (its sweep.json differs in \"seeds\")"
+run "$PIPESIM" sweep "$TMP/a/sweep.json" --out "$TMP/x"
+expect_bad "sweep of a sweep's manifest" "$TMP/a/sweep.json is a sweep's manifest (pipesim sweep --out DIR writes DIR/sweep.json), not a config"
 if [ ! -e "$TMP/x" ]; then pass "bad sweeps create no output directory"; else fail "bad sweeps create no output directory"; fi
 
 # ---------------------------------------------------------------------------------------------
