@@ -143,6 +143,10 @@ CONFIGS = [
     ('{"connector.class": "com.clickhouse.kafka.connect.ClickHouseSinkConnector", "tasks.max": "x"}',
      "tasks.max"),
     ('{"connector": {"config": {"tasks.max": "many"}}}', "tasks.max"),
+    ('{"name": "j", "config": {"connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector"}}',
+     "connector.config.connector.class"),
+    ('{"connector.class": "ClickHouseSink", "topics": "orders,payments"}', "connector.config.topics"),
+    ('{"connector": {"topics.regex": "orders.*"}}', "connector.topics.regex"),
     ('{"run": {"seeds": 0, "bogus": 1}, "conect": {}}', "run.bogus"),
 ]
 for i, (content, word) in enumerate(CONFIGS):

@@ -780,6 +780,31 @@ TEST(ConfigOverride, QuotedStringValue) {
 // ---------------------------------------------------------------------------------------------
 // The Connect REST form of a connector
 
+TEST(ConfigConnector, OnlyTheClickHouseSinkReadingOneTopic) {
+  // Connect takes a class by its full name or by its plugin aliases.
+  for (const char* cls : {"com.clickhouse.kafka.connect.ClickHouseSinkConnector",
+                          "ClickHouseSinkConnector", "ClickHouseSink"}) {
+    const Config c = load_config(
+        json{{"connector",
+              {{"name", "x"}, {"config", {{"connector.class", cls}, {"topics", "orders"}}}}}});
+    EXPECT_EQ(c.connector.topics, "orders") << cls;
+  }
+  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {
+      "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector"}}})")),
+            "config error at connector.config.connector.class: expected "
+            "com.clickhouse.kafka.connect.ClickHouseSinkConnector (pipesim simulates the "
+            "ClickHouse sink, no "
+            "other connector), found \"io.confluent.connect.jdbc.JdbcSinkConnector\"");
+  EXPECT_EQ(
+      load_error(json::parse(R"({"connector": {"topics": "orders,payments"}})")),
+      "config error at connector.topics: expected one topic (pipesim models one topic and its "
+      "partitions), found \"orders,payments\"");
+  EXPECT_EQ(load_error(json::parse(R"({"connector": {"topics.regex": "orders.*"}})")),
+            "config error at connector.topics.regex: a pattern may name several topics, and "
+            "pipesim models "
+            "one: give \"topics\" with one topic name");
+}
+
 TEST(ConfigConnector, RestForm) {
   const Config c = load_text(R"({"connector": {"name": "x", "config": {
       "exactlyOnce": "true",
@@ -791,9 +816,10 @@ TEST(ConfigConnector, RestForm) {
   EXPECT_EQ(c.connect.tasks_max, 4);
   EXPECT_EQ(c.connect.max_poll_records, 200);
   EXPECT_EQ(c.connector.name, "x");
-  EXPECT_TRUE(contains(c.ignored, "connector.config.connector.class"));
+  // connector.class is read (the ClickHouse sink's), not ignored.
+  EXPECT_FALSE(contains(c.ignored, "connector.config.connector.class"));
   EXPECT_TRUE(contains(c.ignored, "connector.config.hostname"));
-  EXPECT_EQ(c.ignored.size(), 2u);
+  EXPECT_EQ(c.ignored.size(), 1u);
   // Everything else keeps its default.
   EXPECT_FALSE(c.connector.tolerate_state_mismatch);
   EXPECT_EQ(c.connector.socket_timeout, Time::millis(30000));

@@ -330,6 +330,36 @@ Config load_config(const json& raw, bool lint) {
           props["name"] = name;
         }
       }
+      // A connector body is the ClickHouse sink's (Connect takes its class by
+      // full name or by the plugin aliases, the simple name with or without
+      // "Connector"), reading one topic: pipesim models nothing else.
+      if (props.contains("connector.class")) {
+        const json& cls = props["connector.class"];
+        static const std::vector<std::string> kSinkClass = {
+            "com.clickhouse.kafka.connect.ClickHouseSinkConnector", "ClickHouseSinkConnector",
+            "ClickHouseSink"};
+        if (!cls.is_string() || std::find(kSinkClass.begin(), kSinkClass.end(),
+                                          cls.get<std::string>()) == kSinkClass.end()) {
+          sim::throw_config_error(
+              path + ".connector.class",
+              "expected com.clickhouse.kafka.connect.ClickHouseSinkConnector (pipesim "
+              "simulates the ClickHouse sink, no other connector), found " +
+                  sim::describe_json_value(cls));
+        }
+        props.erase("connector.class");  // read: not an ignored property
+      }
+      if (props.contains("topics.regex")) {
+        sim::throw_config_error(path + ".topics.regex",
+                                "a pattern may name several topics, and pipesim models one: give "
+                                "\"topics\" with one topic name");
+      }
+      if (props.contains("topics") && props["topics"].is_string() &&
+          props["topics"].get<std::string>().find(',') != std::string::npos) {
+        sim::throw_config_error(
+            path + ".topics",
+            "expected one topic (pipesim models one topic and its partitions), found " +
+                sim::describe_json_value(props["topics"]));
+      }
       // Properties of the framework that a connector config carries map onto
       // the connect section: tasks.max, and consumer.override.* of the
       // consumer properties pipesim models (Connect's per-connector override of
