@@ -138,9 +138,10 @@ std::optional<Estimate> estimate(const std::vector<sim::Metrics>& runs, const st
       return Estimate{name, n > 0 ? x / n : 0.0, lo, hi, "proportion", x, n};
     }
   }
+  // Per day and per month only over whole days (period_problem says why).
+  if (!period_problem(name, days).empty()) return std::nullopt;
   // The same for a month of 30 days taken as 30/days independent runs:
   // 1 - (1 - p)^(30/days), its interval mapped the same way (it is monotone).
-  if (!period_problem(name, days).empty()) return std::nullopt;
   if (const std::string suffix = "_probability_per_month"; ends_with(name, suffix)) {
     const std::string per_run = name.substr(0, name.size() - std::string("_per_month").size());
     auto e = estimate(runs, per_run, days, confidence, weights);
