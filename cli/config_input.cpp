@@ -70,4 +70,12 @@ pipeline::Config load_config_input(const std::string& path, const std::vector<st
   return config;
 }
 
+std::vector<std::pair<std::string, std::string>> config_input_files(
+    const std::string& path, const pipeline::PropertiesFiles& properties) {
+  return {{"config", path},
+          {"worker properties", properties.worker},
+          {"producer properties", properties.producer},
+          {"consumer properties", properties.consumer}};
+}
+
 }  // namespace pipesim::cli

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +24,11 @@ void add_properties_options(CLI::App* cmd, pipeline::PropertiesFiles& files);
 // config.ignored.
 pipeline::Config load_config_input(const std::string& path, const std::vector<std::string>& overrides,
                                    const pipeline::PropertiesFiles& properties = {}, bool lint = false);
+
+// The files a config input was read from, named for sim::check_not_an_input:
+// the config and the three properties files (empty ones are skipped there).
+std::vector<std::pair<std::string, std::string>> config_input_files(
+    const std::string& path, const pipeline::PropertiesFiles& properties);
 
 // Prefixes each "config error at PATH: ..." line of `message` with where PATH
 // came from: "--set ASSIGNMENT: " when an override set it, else "FILE: " when

@@ -122,10 +122,7 @@ int execute(const RunArgs& a) {
   if (!a.out.empty()) {
     try {
       sim::check_output_path(a.out);  // before simulating, not after
-      sim::check_not_an_input(a.out, {{"config", a.config},
-                                      {"worker properties", a.properties.worker},
-                                      {"producer properties", a.properties.producer},
-                                      {"consumer properties", a.properties.consumer}});
+      sim::check_not_an_input(a.out, config_input_files(a.config, a.properties));
     } catch (const std::exception& e) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;

@@ -72,11 +72,7 @@ int execute(const ShrinkArgs& a) {
     }
     if (!a.out.empty()) {
       sim::check_output_path(a.out);
-      auto inputs = std::vector<std::pair<std::string, std::string>>{
-          {"config", a.config},
-          {"worker properties", a.properties.worker},
-          {"producer properties", a.properties.producer},
-          {"consumer properties", a.properties.consumer}};
+      auto inputs = config_input_files(a.config, a.properties);
       inputs.emplace_back("expectations", a.expect);
       sim::check_not_an_input(a.out, inputs);
     }

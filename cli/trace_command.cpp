@@ -82,10 +82,7 @@ Command register_trace(CLI::App& app) {
     }
     try {
       sim::check_output_path(args->out);  // before simulating, not after
-      sim::check_not_an_input(args->out, {{"config", args->config},
-                                          {"worker properties", args->properties.worker},
-                                          {"producer properties", args->properties.producer},
-                                          {"consumer properties", args->properties.consumer}});
+      sim::check_not_an_input(args->out, config_input_files(args->config, args->properties));
     } catch (const std::exception& e) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;

@@ -5,7 +5,7 @@
 namespace pipesim::sim {
 
 bool Trace::keep(Time at) {
-  if (!detail_ || at < from_ || at > to_) return false;
+  if (!detail_at(at)) return false;
   if (kept_detail_ >= max_detail_) {
     if (!detail_cut_) detail_cut_ = at;
     return false;
