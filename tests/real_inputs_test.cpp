@@ -246,6 +246,32 @@ TEST(PropertiesInput, EachKeyGoesWhereItMeansWhatItMeans) {
   EXPECT_EQ(ignored, want);
 }
 
+TEST(PropertiesInput, KeysKafkaRemovedFromTheWorkerAreListedNotRefused) {
+  // A 2.x worker file: Connect 3.7 logs its removed keys as unused and starts (AbstractConfig.logUnused).
+  TempFiles t;
+  PropertiesFiles files;
+  files.worker = t.write("worker.properties",
+                         "rest.port=8083\nrest.host.name=0.0.0.0\ninternal.key.converter.schemas.enable=false\n"
+                         "offset.flush.interval.ms=30000\n");
+  json raw = json::object();
+  const auto ignored = apply_properties_files(raw, files);
+  EXPECT_EQ(load_config(raw).connect.offset_flush_interval, Time::millis(30000));
+  ASSERT_EQ(ignored.size(), 3u);
+  EXPECT_EQ(ignored[0], files.worker +
+                            ": rest.port (line 1: removed from Kafka's WorkerConfig in 3.7 (KAFKA-12482): Connect "
+                            "logs it as unused; the REST server listens on \"listeners\")");
+  EXPECT_EQ(ignored[1].rfind(files.worker + ": rest.host.name (line 2: removed", 0), 0u) << ignored[1];
+  EXPECT_EQ(ignored[2].rfind(files.worker + ": internal.key.converter.schemas.enable (line 3: removed from "
+                                            "Kafka's WorkerConfig in 3.0 (KIP-738)", 0),
+            0u)
+      << ignored[2];
+  // A key that never was one is still a typo, with its suggestion.
+  files.worker = t.write("typo.properties", "rest.prot=8083\n");
+  raw = json::object();
+  EXPECT_NE(error_of([&] { (void)apply_properties_files(raw, files); }).find("unknown key \"rest.prot\""),
+            std::string::npos);
+}
+
 TEST(PropertiesInput, ErrorsNameTheFileAndLine) {
   TempFiles t;
   const auto error = [&](const char* which, const std::string& text) {

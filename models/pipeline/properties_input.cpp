@@ -78,6 +78,29 @@ void check_value(const std::string& key, const json& value, const std::string& f
                          (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
 }
 
+// Worker keys Kafka has removed from WorkerConfig. Connect 3.7 does not
+// refuse them: AbstractConfig.logUnused() logs every supplied key no
+// ConfigDef defines ("These configurations '[...]' were supplied but are not
+// used yet"), and the worker starts. So they are listed with what replaced
+// them, not refused as typos. rest.host.name and rest.port: deprecated by
+// KIP-208 (listeners), removed in 3.7 (KAFKA-12482); the internal converters
+// and their sub-keys: removed in 3.0 (KIP-738, always JsonConverter without
+// schemas since).
+std::optional<std::string> removed_worker_key(const std::string& key) {
+  if (key == "rest.host.name" || key == "rest.port") {
+    return "removed from Kafka's WorkerConfig in 3.7 (KAFKA-12482): Connect logs it as unused; "
+           "the REST server listens on \"listeners\"";
+  }
+  for (const char* converter : {"internal.key.converter", "internal.value.converter"}) {
+    const std::string name = converter;
+    if (key == name || key.rfind(name + ".", 0) == 0) {
+      return "removed from Kafka's WorkerConfig in 3.0 (KIP-738): Connect logs it as unused; "
+             "its internal topics always use JsonConverter without schemas";
+    }
+  }
+  return std::nullopt;
+}
+
 json& section(json& raw, const char* name) {
   json& s = raw[name];
   if (!s.is_object()) s = json::object();
@@ -115,6 +138,9 @@ std::vector<std::string> apply_properties_files(json& raw, const PropertiesFiles
       } else if (real_key("connect", p.key) &&
                  (configdef_has("worker", p.key) || !configdef_has("consumer", p.key))) {
         ignored.push_back(files.worker + ": " + p.key);
+      } else if (const auto removed = removed_worker_key(p.key)) {
+        ignored.push_back(files.worker + ": " + p.key + " (line " + std::to_string(p.line) + ": " +
+                          *removed + ")");
       } else if (configdef_has("consumer", p.key)) {
         // A worker passes on only consumer.-prefixed keys (WorkerConfig's
         // originalsWithPrefix("consumer.")); a plain one is unused.

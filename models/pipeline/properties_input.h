@@ -13,8 +13,9 @@
 //                       max.poll.interval.ms, fetch.* -> connect.*;
 //   producer.properties the service's producer -> the producer section.
 // Any other key the real ConfigDef defines is ignored (listed, naming the
-// file); a key it does not define is an error naming the file and line, as is
-// a bad value of a modelled key.
+// file), and so is a worker key Kafka removed (listed with what replaced it:
+// Connect only logs it as unused); a key it does not define is an error
+// naming the file and line, as is a bad value of a modelled key.
 #pragma once
 
 #include <string>
