@@ -49,7 +49,7 @@ void ReplicatedTable::add_aggregate_inserts(std::int64_t count,
   if (pending_latency_profile_ != &latency_us) flush_aggregate_latencies();
   pending_latency_profile_ = &latency_us;
   pending_latency_count_ += count;
-  const sim::Time lag = fetch_keeper_time(now) + options_.replication_fetch_latency;
+  const sim::Time lag = regime_fetch_keeper_time() + options_.replication_fetch_latency;
   replication_lag_us_.add(lag.us, count * (static_cast<std::int64_t>(replicas_.size()) - 1));
   maybe_wake_cleanup();
 }
@@ -70,6 +70,15 @@ std::int64_t ReplicatedTable::keeper_writes_of_a_fetch() const {
 sim::Time ReplicatedTable::fetch_keeper_time(sim::Time now) const {
   return keeper_.expected_chain_time(now, options_.keeper_requests_per_fetch,
                                      keeper_writes_of_a_fetch());
+}
+
+sim::Time ReplicatedTable::regime_fetch_keeper_time() const {
+  return keeper_.regime_chain_time(options_.keeper_requests_per_fetch, keeper_writes_of_a_fetch());
+}
+
+sim::Time ReplicatedTable::regime_merge_keeper_time() const {
+  return keeper_.regime_chain_time(options_.keeper_requests_per_merge,
+                                   options_.keeper_requests_per_merge);
 }
 
 void ReplicatedTable::sync_parts(sim::Time now) {
@@ -112,7 +121,7 @@ void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map
     sync_parts(now);
     const SteadyParts& steady = steady_parts_cached(
         parts_.settings(), inserts_per_s, rows_per_insert * static_cast<double>(options_.row_bytes),
-        merge_keeper_time());
+        regime_merge_keeper_time());
     steady_merges_per_insert_ = steady.merges_per_insert;
     if (parts_.active() <= steady.end_state.active()) {
       const std::int64_t peak = parts_.peak();

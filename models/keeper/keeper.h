@@ -59,6 +59,7 @@
 // its own.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -135,6 +136,12 @@ class Keeper {
   // bursts' holds are priced apart, by the share of time they hold the leader).
   [[nodiscard]] sim::Time regime_request_time() const {
     return round_trip(false) + to_time((loop_.mean_at_leader() + 1) / loop_.mu());
+  }
+  // Of `requests` sent one after another in that stationary state, `writes`
+  // of them writes: what a chain of a stretch advanced in aggregate takes.
+  [[nodiscard]] sim::Time regime_chain_time(std::int64_t requests, std::int64_t writes) const {
+    return regime_request_time() * requests +
+           write_extra() * std::clamp<std::int64_t>(writes, 0, requests);
   }
   // What a write takes more than a read: its commit, less the read's wait.
   [[nodiscard]] sim::Time write_extra() const { return round_trip(true) - round_trip(false); }
