@@ -138,9 +138,21 @@ TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
   apply_override(
       raw,
       R"(faults=[{"kind": "keeper_backlog", "at": "12h", "duration": "30m", "capacity_factor": 0.02}])");
-  const Lab severe(raw);
-  EXPECT_GE(severe["keeper_sessions_expired"], 3);
-  EXPECT_GT(severe["replica_read_only_s"], 0);
+  // How many removes the first burst in the backlog carries is what waited
+  // since that replica's last iteration (0-40 s of parts: the phase of its
+  // cleanup thread against the fault, the seed's): most seeds end sessions,
+  // not every one (seed 1 here meets the backlog just after its iterations).
+  int ended = 0;
+  double severe_read_only = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const sim::Metrics m = run_scenario(load_config(raw), seed);
+    if (test_support::metric(m, "keeper_sessions_expired") >= 3 &&
+        test_support::metric(m, "replica_read_only_s") > 0) {
+      ++ended;
+    }
+    severe_read_only += test_support::metric(m, "replica_read_only_s") / 4;
+  }
+  EXPECT_GE(ended, 3);
   // At 1% (400/s) the threads alone keep the leader's queue ~4 s deep and a
   // burst of a few thousand removes outlasts the timeout: sessions end again
   // after each restart, so the tables are read-only longer than at 2%, and
@@ -153,7 +165,7 @@ TEST(KeeperLab, AHalfHourBacklogAtFivePercentHoldsTheThreadsNotMillions) {
       R"(faults=[{"kind": "keeper_backlog", "at": "12h", "duration": "30m", "capacity_factor": 0.01}])");
   const Lab worse(raw);
   EXPECT_GE(worse["keeper_sessions_expired"], 3);
-  EXPECT_GT(worse["replica_read_only_s"], severe["replica_read_only_s"]);
+  EXPECT_GT(worse["replica_read_only_s"], severe_read_only);
   EXPECT_GE(worse["insert_answers.client_timeout"], 1);
   EXPECT_GE(worse["redeliveries"], 1);
 }

@@ -63,6 +63,7 @@ ReplicatedTable::ReplicatedTable(sim::Simulation& sim, const ClickHouseOptions& 
       replica_choice_(seed, "clickhouse/replica-choice"),
       server_query_choice_(seed, "clickhouse/replica-choice/server-query"),
       unknown_commit_stream_(seed, "clickhouse/unknown-commit"),
+      wake_check_stream_(seed, "clickhouse/wake-check"),
       costs_(QueryCosts::of(options)),
       window_(options.replicated_deduplication_window >= 0 ? options.replicated_deduplication_window
                                                            : default_window_blocks(options.version),
@@ -348,7 +349,7 @@ void ReplicatedTable::handle(const sim::Event& event) {
       if (aggregate_) aggregate_->materialize(sim_.now());
       maybe_wake_cleanup();
       wake_check_pending_ = true;
-      sim_.schedule(next_wake_check(), id_, kWakeCheck, pack(0, wake_check_version_));
+      sim_.schedule(aggregate_wake_check(), id_, kWakeCheck, pack(0, wake_check_version_));
       return;
     default:
       break;

@@ -155,8 +155,16 @@ void ReplicatedTable::set_aggregate_rate(double inserts_per_s, double keeper_map
   if (inserts_per_s > 0 && !wake_check_pending_ &&
       options_.cleanup_thread_preferred_points_per_iteration > 0) {
     wake_check_pending_ = true;
-    sim_.schedule_in(wake_check_every(), id_, kWakeCheck, pack(0, wake_check_version_));
+    sim_.schedule(sim_.now() + wake_check_every() + commit_wait(), id_, kWakeCheck,
+                  pack(0, wake_check_version_));
   }
 }
+
+sim::Time ReplicatedTable::commit_wait() {
+  if (aggregate_rate_ <= 0) return sim::Time{};
+  return sim::Time{std::llround(wake_check_stream_.exponential(1e6 / aggregate_rate_))};
+}
+
+sim::Time ReplicatedTable::aggregate_wake_check() { return next_wake_check() + commit_wait(); }
 
 }  // namespace pipesim::clickhouse

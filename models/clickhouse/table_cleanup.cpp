@@ -205,7 +205,7 @@ void ReplicatedTable::end_iteration(Replica& rep, sim::Time last_answer) {
   // the same check, and their bursts would come together every time).
   if (wake_check_pending_) {
     ++wake_check_version_;
-    sim_.schedule(next_wake_check(), id_, kWakeCheck, pack(0, wake_check_version_));
+    sim_.schedule(aggregate_wake_check(), id_, kWakeCheck, pack(0, wake_check_version_));
   }
 }
 
