@@ -229,8 +229,10 @@ Command register_run(CLI::App& app) {
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
   // The ranges of run.first_seed and run.seeds (CLI11's NonNegativeNumber and
   // PositiveNumber printed DBL_MAX in full as the upper bound).
+  // UINT, as explain's, trace's and shrink's --seed (-1 only says none was given).
   auto* seed = cmd->add_option("--seed", args->seed, "run this one seed")
-                   ->check(CLI::Range(std::int64_t{0}, std::int64_t{9007199254740991}));
+                   ->type_name("UINT")
+                   ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9007199254740991}));
   cmd->add_option("--seeds", args->seeds, "number of seeds (default: run.seeds)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}))
       ->excludes(seed);

@@ -708,13 +708,16 @@ bad_exact "trace --from after the run's end" "pipesim: --from 3d is after the ru
   "$PIPESIM" trace --seed 1 --from 3d --out "$TMP/t.json"
 bad_exact "explain --seed out of run's range" "pipesim: --seed: Value -1 not in range 0 to 9007199254740991$USAGE" \
   "$PIPESIM" explain --seed -1
+bad_exact "run --seed: the same range and message as explain's" "pipesim: --seed: Value -1 not in range 0 to 9007199254740991$USAGE" \
+  "$PIPESIM" run --seed -1
 bad_exact "trace --out not writable, before simulating" "pipesim: cannot write $TMP/missing-dir/t.json: No such file or directory" \
   "$PIPESIM" trace --seed 1 --out "$TMP/missing-dir/t.json"
 # pipesim help [SUBCOMMAND]; --help shows defaults, not sentinels; a config named - is stdin.
 run "$PIPESIM" help run
 if [ "$RC" -eq 0 ] && grep -q '^Usage: run \[OPTIONS\] \[config\]' "$OUT" && grep -q -- '--format TEXT:{table,json,csv}=table' "$OUT" &&
-   grep -q -- '--seeds INT:INT in \[1 - 100000000\] Excludes: --seed$' "$OUT" && ! grep -q -- '=-1\|=0$\|=\[\]' "$OUT"; then
-  pass "help run: the subcommand's options with their defaults, no sentinels"
+   grep -q -- '--seeds INT:INT in \[1 - 100000000\] Excludes: --seed$' "$OUT" && ! grep -q -- '=-1\|=0$\|=\[\]' "$OUT" &&
+   grep -q -- '--seed UINT:UINT in \[0 - 9007199254740991\] Excludes: --seeds$' "$OUT"; then
+  pass "help run: the subcommand's options with their defaults, no sentinels, --seed a UINT as in explain"
 else
   fail "help run" "$(show)"
 fi
