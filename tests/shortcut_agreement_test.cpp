@@ -85,9 +85,19 @@ std::vector<sim::Metrics> runs(json raw, bool exact, int seeds) {
   return out;
 }
 
-void expect_agreement(const json& raw, int seeds) {
+void expect_agreement(const json& raw, int seeds, bool sink_aggregates = false) {
   const auto shortcut = runs(raw, false, seeds);
   const auto exact = runs(raw, true, seeds);
+  // run.exact=true turns the sink's aggregate off; at 1,000 records/s the
+  // stretches between faults (minutes, 10^5 records) go in aggregate.
+  double aggregated = 0;
+  for (const auto& m : shortcut) aggregated += metric(m, "aggregate_task_s");
+  for (const auto& m : exact) {
+    EXPECT_EQ(metric(m, "aggregate_task_s"), 0);
+  }
+  if (sink_aggregates) {
+    EXPECT_GT(aggregated, 0) << "the grid must exercise the sink's aggregate";
+  }
   for (const auto& name : compared()) {
     std::vector<double> a, b;
     for (const auto& m : shortcut) a.push_back(metric(m, name));
@@ -114,16 +124,16 @@ TEST(ShortcutAgreement, CoversEveryFaultKind) {
 }
 
 TEST(ShortcutAgreement, KafkaFaultsLowRate) { expect_agreement(config("kafka", 100, false), kSeeds); }
-TEST(ShortcutAgreement, KafkaFaultsHighRateExactlyOnce) { expect_agreement(config("kafka", 1000, true), kSeeds); }
+TEST(ShortcutAgreement, KafkaFaultsHighRateExactlyOnce) {
+  expect_agreement(config("kafka", 1000, true), kSeeds, true);
+}
 TEST(ShortcutAgreement, ConnectFaultsLowRateExactlyOnce) { expect_agreement(config("connect", 100, true), kSeeds); }
-TEST(ShortcutAgreement, ConnectFaultsHighRate) { expect_agreement(config("connect", 1000, false), kSeeds); }
+TEST(ShortcutAgreement, ConnectFaultsHighRate) { expect_agreement(config("connect", 1000, false), kSeeds, true); }
 TEST(ShortcutAgreement, ClickHouseFaultsLowRate) { expect_agreement(config("clickhouse", 100, false), kSeeds); }
 TEST(ShortcutAgreement, ClickHouseFaultsHighRateExactlyOnce) {
-  expect_agreement(config("clickhouse", 1000, true), kSeeds);
+  expect_agreement(config("clickhouse", 1000, true), kSeeds, true);
 }
 
-// Every lab config: the same outcome, metric by metric, both ways (only
-// the count of events processed may differ).
 TEST(ShortcutAgreement, KeeperInFlightAndActivePartsOfACaughtUpSink) {
   // The production baseline's first hour, no faults: the shortcut counts
   // this pipeline's Keeper requests through the threads they ride with (the
@@ -179,6 +189,33 @@ TEST(ShortcutAgreement, ADashboardsScrapesMeetTheAggregatesCleanupBurstsAtTheirS
   }
 }
 
+// The figures of a stretch in aggregate that are the steady state's, not the
+// realized puts': its rates (inserts, parts, merges, Keeper's requests), the
+// lag it keeps, Keeper's in flight and latencies, and the dashboards' 15 s
+// readings (whether one meets a cleanup burst of milliseconds is a matter of
+// phase at a lab's rates). The grid above holds them to the exact path's
+// intervals; the dashboard tests hold the readings at production rates.
+bool load_figure(const std::string& name) {
+  static const std::vector<std::string> exact_names = {
+      "inserts",          "inserts_per_s",         "parts_per_s",       "insert_answers.ok",
+      "merges",           "block_ids_removed",     "active_parts_peak", "max_lag_records",
+      "keeper_ops",       "keeper_ops_per_s",      "keeper_map_queries", "keeper_peak_in_flight",
+      "keeper_mean_in_flight", "keeper_utilisation_peak", "insert_latency_p50_ms",
+      "insert_latency_p99_ms", "replication_lag_p99_ms", "classifications.AFTER_PROCESSING.NEW",
+      "classifications.BEFORE_PROCESSING.NEW"};
+  static const std::vector<std::string> prefixes = {"keeper_ops_by_source.", "keeper_in_flight_sampled_",
+                                                    "zookeeper_request_", "keeper_latency_"};
+  if (std::find(exact_names.begin(), exact_names.end(), name) != exact_names.end()) return true;
+  return std::any_of(prefixes.begin(), prefixes.end(),
+                     [&](const std::string& p) { return name.rfind(p, 0) == 0; });
+}
+
+// Every lab config, both ways: a lab that runs event by event throughout is
+// identical metric by metric (only the count of events may differ); one
+// whose tail after its fault is long enough goes on in aggregate there, and
+// its outcome (every figure but the load figures above) is still identical,
+// its inserts and Keeper requests within 10% (a wrong rate would be off by a
+// factor; the steady cycle's error at a lab's rates is ~2%).
 TEST(ShortcutAgreement, EveryLabIsIdenticalBothWays) {
   const char* root = std::getenv("PIPESIM_SOURCE_DIR");
   const std::filesystem::path dir = std::filesystem::path(root ? root : ".") / "configs" / "lab";
@@ -188,16 +225,27 @@ TEST(ShortcutAgreement, EveryLabIsIdenticalBothWays) {
   }
   std::sort(labs.begin(), labs.end());
   ASSERT_GE(labs.size(), 40u);
+  int aggregated = 0;
   for (const auto& path : labs) {
     json raw = read_config_file(path.string());
     const auto a = runs(raw, false, 1).front();
     const auto b = runs(raw, true, 1).front();
     ASSERT_EQ(a.size(), b.size()) << path;
+    const bool in_aggregate = metric(a, "aggregate_task_s") > 0;
+    aggregated += in_aggregate ? 1 : 0;
     for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i].name == "events_processed") continue;
+      if (a[i].name == "events_processed" || a[i].name == "aggregate_task_s") continue;
+      if (in_aggregate && load_figure(a[i].name)) continue;
       EXPECT_EQ(a[i].value, b[i].value) << path.filename() << " " << a[i].name;
     }
+    if (in_aggregate) {
+      for (const char* name : {"inserts", "keeper_ops"}) {
+        EXPECT_NEAR(metric(a, name), metric(b, name), 0.1 * metric(b, name)) << path.filename() << " " << name;
+      }
+    }
   }
+  // The labs with an hour after their fault (crash_*, runbook_*) reach the aggregate.
+  EXPECT_GE(aggregated, 1);
 }
 
 }  // namespace

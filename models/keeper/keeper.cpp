@@ -107,10 +107,11 @@ sim::Time Keeper::draw_read_wait() {
   return to_time(std::max(0.0, c - since));
 }
 
-double Keeper::fluid_at(sim::Time at) const {
+double Keeper::fluid_at(sim::Time at) const { return fluid_from(fluid_, last_, at); }
+
+double Keeper::fluid_from(double f, sim::Time from, sim::Time at) const {
   // Piece by piece: held and serving spans alternate at the boundaries.
-  double f = fluid_;
-  for (sim::Time t = last_; t < at;) {
+  for (sim::Time t = from; t < at;) {
     const sim::Time to = std::min(at, next_boundary(t));
     f = (held(t) ? held_fluid_of(loop_) : fluid_of(loop_)).at(f, seconds(to - t));
     t = to;
@@ -241,10 +242,17 @@ double Keeper::service_time_s(std::int64_t requests, sim::RandomStream& stream) 
   return total;
 }
 
-bool Keeper::healthy(sim::Time now) {
-  advance(now);
-  return available(now) && !held(now) && capacity_factor_ == 1.0 && extra_.threads == 0 &&
-         session_share_ == 1.0 && std::abs(shift_at(now)) < 0.5;
+bool Keeper::healthy(sim::Time now) const {
+  // Looks without advancing: a question must not change the state's
+  // integrals (the same run asked more often gives the same figures).
+  if (!available(now) || held(now) || capacity_factor_ != 1.0 || extra_.threads != 0 ||
+      session_share_ != 1.0)
+    return false;
+  // An election not advanced over yet: the old leader's queue is gone, the
+  // new one fills from nothing (advance()).
+  const bool elected_since = last_ < unavailable_until_;
+  const double f = elected_since ? fluid_from(0, unavailable_until_, now) : fluid_at(now);
+  return std::abs(f - loop_.fluid_limit()) < 0.5;
 }
 
 int Keeper::add_stream(sim::Time now, KeeperClient client) {

@@ -152,7 +152,7 @@ class Keeper {
   // The leader serves no thread's request at `at`: a stall, or a burst ahead of them.
   [[nodiscard]] bool held(sim::Time at) const { return stalled(at) || busy(at); }
   // A leader, full capacity, no extra client, no transient left.
-  [[nodiscard]] bool healthy(sim::Time now);
+  [[nodiscard]] bool healthy(sim::Time now) const;
   [[nodiscard]] sim::Time unavailable_until() const { return unavailable_until_; }
 
   // keeper_backlog: capacity scaled by `factor`, plus an extra client.
@@ -232,6 +232,8 @@ class Keeper {
   // The mean-field number at the leader at `at` >= last_ (no regime change
   // between; a stall under way at last_ ends at stalled_until_).
   [[nodiscard]] double fluid_at(sim::Time at) const;
+  // The same from `f` at `from` (no regime change between).
+  [[nodiscard]] double fluid_from(double f, sim::Time from, sim::Time at) const;
   // Its integral over [last_, to), `to` no later than the end of a stall under way.
   [[nodiscard]] double fluid_integral(sim::Time to) const;
   [[nodiscard]] double shift_at(sim::Time at) const { return fluid_at(at) - loop_.fluid_limit(); }

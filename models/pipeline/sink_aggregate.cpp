@@ -153,7 +153,11 @@ void SinkAggregate::finish(sim::Time now) {
   // The end of the run: every count to the instant, as if the tasks left.
   for (auto& m : members_) m.leaving = true;
   materialize(now);
-  for (auto& m : members_) m.leaving = false;
+  for (auto& m : members_) {
+    m.leaving = false;
+    counters_.task_seconds += (now - m.since).as_seconds();
+    m.since = now;
+  }
 }
 
 void SinkAggregate::count_before_forgetting(sim::Time horizon, sim::Time now) {
