@@ -147,6 +147,7 @@ CONFIGS = [
      "connector.config.connector.class"),
     ('{"connector.class": "ClickHouseSink", "topics": "orders,payments"}', "connector.config.topics"),
     ('{"connector": {"topics.regex": "orders.*"}}', "connector.topics.regex"),
+    ('{"connector": {"jdbcConnectionProperties": "?sockettimeout=1000"}}', "socket_timeout"),
     ('{"run": {"seeds": 0, "bogus": 1}, "conect": {}}', "run.bogus"),
 ]
 for i, (content, word) in enumerate(CONFIGS):

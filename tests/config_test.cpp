@@ -836,6 +836,30 @@ TEST(ConfigConnector, FlatFormWithTypedValues) {
   EXPECT_EQ(c.ignored, std::vector<std::string>{"connector.hostname"});
 }
 
+TEST(ConfigConnector, AJdbcPropertyTypoIsRefusedWithTheOptionItMeant) {
+  // clickhouse-java reads socket_timeout and nothing like it: a typo would
+  // leave the 30 s default in force without a word.
+  const auto refused = [](const std::string& properties) {
+    return load_error(json{{"connector", {{"jdbcConnectionProperties", properties}}}});
+  };
+  EXPECT_EQ(refused("?sockettimeout=1000"),
+            "config error at connector.jdbcConnectionProperties.sockettimeout: unknown clickhouse-java "
+            "option; did you mean \"socket_timeout\"?");
+  EXPECT_EQ(refused("?ssl=true&socketTimeout=1000"),
+            "config error at connector.jdbcConnectionProperties.socketTimeout: unknown clickhouse-java "
+            "option; did you mean \"socket_timeout\"?");
+  EXPECT_EQ(refused("connect_timout=100"),
+            "config error at connector.jdbcConnectionProperties.connect_timout: unknown clickhouse-java "
+            "option; did you mean \"connect_timeout\"?");
+  // Other client options and keys like none of them (a server setting) are
+  // read and listed as ignored.
+  const Config c = load_text(
+      R"({"connector": {"jdbcConnectionProperties": "?session_timeout=5&max_insert_block_size=1"}})");
+  EXPECT_EQ(c.ignored, (std::vector<std::string>{"connector.jdbcConnectionProperties.session_timeout",
+                                                 "connector.jdbcConnectionProperties.max_insert_block_size"}));
+  EXPECT_EQ(c.connector.socket_timeout, Time::millis(30000));
+}
+
 TEST(ConfigConnector, SocketTimeoutComesFromJdbcConnectionProperties) {
   // clickhouse-java reads socket_timeout (ms) from the URL's query string;
   // the leading "?" is optional (ClickHouseHelperClient adds it).

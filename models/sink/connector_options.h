@@ -53,7 +53,8 @@ void visit(V& v, O& o) requires std::is_same_v<std::remove_const_t<O>, Connector
   v.text("jdbcConnectionProperties", o.jdbc_connection_properties,
          "URL options of the ClickHouse client (\"?socket_timeout=60000\"); socket_timeout (ms, "
          "default 30000) is how long an insert or a KeeperMap query waits for its answer, "
-         "connect_timeout (ms, default 5000) how long a new connection to a dead host waits");
+         "connect_timeout (ms, default 5000) how long a new connection to a dead host waits; "
+         "a typo of a client option is refused");
   v.choice("errors.tolerance", o.errors_tolerance, {"none", "all"},
            "none: an error fails the task; all: failed records go to the DLQ or nowhere");
   v.text("errors.deadletterqueue.topic.name", o.errors_deadletterqueue_topic_name,

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/config/options.h"
+
 namespace pipesim::sink {
 namespace {
 
@@ -48,24 +50,9 @@ std::string lowercase(const std::string_view s) {
   return out;
 }
 
-std::size_t edit_distance(const std::string_view a, const std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string unknown_key_message(const std::string& key) {
   for (const std::string_view known : kKeys) {
-    if (lowercase(key) == lowercase(known) || edit_distance(key, known) <= 2) {
+    if (lowercase(key) == lowercase(known) || sim::edit_distance(key, known) <= 2) {
       return "unknown key " + json_quoted(key) + " (did you mean " + quoted(known) + "?)";
     }
   }

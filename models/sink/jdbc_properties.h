@@ -7,7 +7,8 @@
 // the sink's default client_version is V1), and connect_timeout (ms,
 // ClickHouseClientOption.CONNECTION_TIMEOUT, default 5000), how long opening
 // a connection to a host that does not answer waits. The other options are
-// listed as ignored.
+// listed as ignored; a key a typo away from one of clickhouse-java's options
+// is refused with it (the client would not read it).
 #pragma once
 
 #include <string>
@@ -23,8 +24,8 @@ struct JdbcProperties {
   std::vector<std::string> ignored;  // keys read but not modelled
 };
 
-// Parses `text`; a bad timeout or a malformed pair is a config error
-// at `path`.
+// Parses `text`; a bad timeout, a malformed pair or a typo of an option is
+// a config error at `path`.
 JdbcProperties parse_jdbc_properties(const std::string& text, const std::string& path);
 
 }  // namespace pipesim::sink

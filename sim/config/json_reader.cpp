@@ -20,8 +20,6 @@ std::string describe_json_value(const nlohmann::json& value) {
   return text;
 }
 
-namespace {
-
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -38,6 +36,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   }
   return row[b.size()];
 }
+
+namespace {
 
 std::string range_text(std::int64_t min, std::int64_t max) {
   return "from " + std::to_string(min) + " to " + std::to_string(max);

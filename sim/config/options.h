@@ -30,6 +30,8 @@ class ConfigError : public std::runtime_error {
 // "config error at connect.max.poll.records: expected ..., found ..."
 [[noreturn]] void throw_config_error(const std::string& path, const std::string& what);
 std::string describe_json_value(const nlohmann::json& value);
+// Levenshtein distance (insertions, deletions, substitutions).
+std::size_t edit_distance(std::string_view a, std::string_view b);
 // The closest candidate by edit distance, or "" if none is close.
 std::string closest_key(std::string_view key, const std::vector<std::string>& candidates);
 
