@@ -11,14 +11,16 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
+#include "cli/commands.h"
+#include "cli/config_input.h"
+#include "cli/result_output.h"
+#include "cli/simulate.h"
 #include "models/pipeline/estimates.h"
 #include "models/pipeline/expectations.h"
 #include "models/pipeline/fault_timeline.h"
 #include "models/pipeline/metrics.h"
-#include "cli/commands.h"
-#include "cli/config_input.h"
-#include "cli/simulate.h"
 #include "sim/config/duration.h"
 #include "sim/experiment/importance.h"
 #include "sim/report/summary.h"
@@ -36,6 +38,7 @@ struct CheckArgs {
   std::vector<std::string> overrides;
   pipeline::PropertiesFiles properties;
   std::string importance;  // KIND=FACTOR[,...] (run --importance)
+  std::string out;         // --out: the result to this file
 };
 
 enum class Verdict { PASS, FAIL, UNDECIDED };
@@ -90,6 +93,11 @@ int execute(const CheckArgs& args) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
   }
+  {
+    auto inputs = config_input_files(args.config, args.properties);
+    inputs.emplace_back("expectations", args.expect);
+    if (!result_out_usable(args.out, inputs)) return 2;
+  }
   const bool automatic = args.seeds == "auto";
   std::uint64_t target = 0;
   if (automatic) {
@@ -137,6 +145,7 @@ int execute(const CheckArgs& args) {
   }
   bool all_pass = true;
   nlohmann::ordered_json checked = nlohmann::ordered_json::array();
+  std::ostringstream text;
   for (std::size_t i = 0; i < expectations.size(); ++i) {
     const pipeline::Expectation& x = expectations[i];
     const Decision& d = decisions[i];
@@ -156,22 +165,22 @@ int execute(const CheckArgs& args) {
       checked.push_back(one);
       continue;
     }
-    std::cout << word << "  " << x.metric << limit << " at " << pct << "% confidence: estimate "
-              << sim::format_number(d.estimate.value) << ", one-sided " << pct << "% bounds ["
-              << sim::format_number(d.estimate.lo) << ", " << sim::format_number(d.estimate.hi) << "]";
+    text << word << "  " << x.metric << limit << " at " << pct << "% confidence: estimate "
+         << sim::format_number(d.estimate.value) << ", one-sided " << pct << "% bounds ["
+         << sim::format_number(d.estimate.lo) << ", " << sim::format_number(d.estimate.hi) << "]";
     if (d.estimate.method == "proportion") {
-      std::cout << " (" << sim::format_number(d.estimate.successes) << " of "
-                << sim::format_number(d.estimate.trials) << ")";
+      text << " (" << sim::format_number(d.estimate.successes) << " of "
+           << sim::format_number(d.estimate.trials) << ")";
     }
-    std::cout << ", " << sim::counted(static_cast<double>(runs.size()), "seed");
+    text << ", " << sim::counted(static_cast<double>(runs.size()), "seed");
     if (!tilt.empty())
-      std::cout << " (importance " << sim::format_tilt(tilt) << ", effective sample size "
-                << sim::format_number(sim::effective_sample_size(weights)) << ")";
+      text << " (importance " << sim::format_tilt(tilt) << ", effective sample size "
+           << sim::format_number(sim::effective_sample_size(weights)) << ")";
     if (d.verdict == Verdict::UNDECIDED) {
-      std::cout << " (" << (d.reason.empty() ? "not statistically clear" : d.reason)
-                << ": counts as a failure)";
+      text << " (" << (d.reason.empty() ? "not statistically clear" : d.reason)
+           << ": counts as a failure)";
     }
-    std::cout << "\n";
+    text << "\n";
   }
   if (args.format == "json") {
     // What ran, under run's names, then each expectation with its bound and verdict.
@@ -191,8 +200,9 @@ int execute(const CheckArgs& args) {
       json["importance"] = {{"tilt", sim::format_tilt(tilt)},
                             {"effective_sample_size", sim::effective_sample_size(weights)}};
     }
-    std::cout << json.dump(2) << "\n";
+    text << json.dump(2) << "\n";
   }
+  if (const int written = emit_result(text.str(), args.out); written != 0) return written;
   return all_pass ? 0 : 1;
 }
 
@@ -212,6 +222,7 @@ Command register_check(CLI::App& app) {
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   add_properties_options(cmd, args->properties);
+  cmd->add_option("--out", args->out, "write the result to this file (atomically)");
   cmd->add_option("--importance", args->importance,
                   "KIND=FACTOR[,...]: importance sampling of those Poisson faults (as run --importance)");
   return [args] { return execute(*args); };

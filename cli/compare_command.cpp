@@ -6,13 +6,15 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <tuple>
 
-#include "models/pipeline/estimates.h"
-#include "models/pipeline/fault_timeline.h"
 #include "cli/commands.h"
 #include "cli/config_input.h"
+#include "cli/result_output.h"
 #include "cli/simulate.h"
+#include "models/pipeline/estimates.h"
+#include "models/pipeline/fault_timeline.h"
 #include "sim/config/duration.h"
 #include "sim/experiment/importance.h"
 #include "sim/experiment/statistics.h"
@@ -30,6 +32,7 @@ struct CompareArgs {
   std::vector<std::string> overrides;
   pipeline::PropertiesFiles properties;
   std::string importance;  // KIND=FACTOR[,...] for both (run --importance)
+  std::string out;         // --out: the result to this file
 };
 
 // Headline quantities, and whether lower is better for a user: fewer
@@ -176,6 +179,11 @@ int execute(const CompareArgs& args) {
       return 2;
     }
   }
+  {
+    auto inputs = config_input_files(args.a, args.properties);
+    for (const auto& in : config_input_files(args.b, args.properties)) inputs.push_back(in);
+    if (!result_out_usable(args.out, inputs)) return 2;
+  }
   if (const std::string mismatch = period_mismatch(a, b); !mismatch.empty()) {
     std::cerr << "pipesim: " << mismatch << "\n";
     return 2;
@@ -269,37 +277,36 @@ int execute(const CompareArgs& args) {
     table += line;
   }
   json["metrics"] = metrics;
+  std::ostringstream text;
   if (args.format == "json") {
-    std::cout << json.dump(2) << "\n";
+    text << json.dump(2) << "\n";
   } else {
-    std::cout << "pipesim compare  A " << args.a << " (" << pipeline::config_digest(a) << ")  B "
-              << args.b << " (" << pipeline::config_digest(b) << ")\nseeds " << first_seed << ".."
-              << first_seed + seeds - 1
-              << ": the same seeds for both, so the same workload and fault timeline per seed\n";
+    text << "pipesim compare  A " << args.a << " (" << pipeline::config_digest(a) << ")  B "
+         << args.b << " (" << pipeline::config_digest(b) << ")\nseeds " << first_seed << ".."
+         << first_seed + seeds - 1
+         << ": the same seeds for both, so the same workload and fault timeline per seed\n";
     if (automatic) {
-      std::cout << "--seeds auto: " << sim::counted(static_cast<double>(seeds), "seed")
-                << (still_open == 0
-                        ? ", every difference decided or none seen"
-                        : ", --max-seeds reached with " +
-                              sim::counted(static_cast<double>(still_open), "difference") +
-                              " undecided")
-                << "\n";
+      text << "--seeds auto: " << sim::counted(static_cast<double>(seeds), "seed")
+           << (still_open == 0
+                   ? ", every difference decided or none seen"
+                   : ", --max-seeds reached with " +
+                         sim::counted(static_cast<double>(still_open), "difference") + " undecided")
+           << "\n";
     }
     if (!pipeline::whole_days(days_a)) {
-      std::cout << "figures per window (run.duration " << sim::format_duration(a.run.duration)
-                << " is not whole days): "
-                << pipeline::period_words(days_a, a.run.start.as_seconds() / 3600.0) << "\n";
+      text << "figures per window (run.duration " << sim::format_duration(a.run.duration)
+           << " is not whole days): "
+           << pipeline::period_words(days_a, a.run.start.as_seconds() / 3600.0) << "\n";
     }
     if (!args.importance.empty()) {
-      std::cout << "importance sampling: faults drawn at " << sim::format_tilt(tilt_a)
-                << " x their rates, each seed weighted; effective sample size A "
-                << sim::format_number(sim::effective_sample_size(weights_a)) << ", B "
-                << sim::format_number(sim::effective_sample_size(weights_b)) << " of " << seeds
-                << "\n";
+      text << "importance sampling: faults drawn at " << sim::format_tilt(tilt_a)
+           << " x their rates, each seed weighted; effective sample size A "
+           << sim::format_number(sim::effective_sample_size(weights_a)) << ", B "
+           << sim::format_number(sim::effective_sample_size(weights_b)) << " of " << seeds << "\n";
     }
-    std::cout << "\n" << table;
+    text << "\n" << table;
   }
-  return 0;
+  return emit_result(text.str(), args.out);
 }
 
 }  // namespace
@@ -320,6 +327,7 @@ Command register_compare(CLI::App& app) {
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--set", args->overrides, "override applied to both: section.key=value");
   add_properties_options(cmd, args->properties);
+  cmd->add_option("--out", args->out, "write the result to this file (atomically)");
   cmd->add_option("--importance", args->importance,
                   "KIND=FACTOR[,...]: importance sampling of those Poisson faults, for both (as run --importance)");
   return [args] { return execute(*args); };

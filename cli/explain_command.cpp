@@ -3,13 +3,15 @@
 // it — then every group of records that ended duplicated, lost or pending.
 #include <iostream>
 #include <memory>
+#include <sstream>
 
-#include "models/pipeline/scenario.h"
-#include "models/pipeline/fault_timeline.h"
 #include "cli/commands.h"
 #include "cli/config_input.h"
 #include "cli/explain_story.h"
+#include "cli/result_output.h"
 #include "cli/simulate.h"
+#include "models/pipeline/fault_timeline.h"
+#include "models/pipeline/scenario.h"
 #include "sim/engine/interrupt.h"
 #include "sim/report/progress_line.h"
 #include "sim/report/summary.h"
@@ -25,6 +27,7 @@ struct ExplainArgs {
   pipeline::PropertiesFiles properties;
   std::size_t max_groups = 50;
   std::string importance;  // replay the seed of a run --importance (its tilted fault rates)
+  std::string out;         // --out: the story to this file
 };
 
 int execute(const ExplainArgs& args) {
@@ -43,6 +46,7 @@ int execute(const ExplainArgs& args) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
   }
+  if (!result_out_usable(args.out, config_input_files(args.config, args.properties))) return 2;
   sim::Trace trace(/*detail=*/false);
   pipeline::TracedRun run;
   try {
@@ -55,6 +59,7 @@ int execute(const ExplainArgs& args) {
     std::cerr << "pipesim: internal error in seed " << args.seed << ": " << e.what() << "\n";
     return 3;
   }
+  std::ostringstream text;
   if (args.format == "json") {
     nlohmann::ordered_json out;
     out["config_digest"] = pipeline::config_digest(config);
@@ -76,18 +81,19 @@ int execute(const ExplainArgs& args) {
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     for (const auto& m : run.metrics) metrics[m.name] = m.value;
     out["metrics"] = metrics;
-    std::cout << out.dump(2) << "\n";
-    return 0;
+    text << out.dump(2) << "\n";
+    return emit_result(text.str(), args.out);
   }
-  std::cout << "pipesim explain  config " << pipeline::config_digest(config) << "  seed " << args.seed << "\n\n";
+  text << "pipesim explain  config " << pipeline::config_digest(config) << "  seed " << args.seed
+       << "\n\n";
   const ExplainStory story = tell_story(trace, run, args.max_groups);
-  for (const auto& line : story.lines) std::cout << line << "\n";
-  std::cout << "\n" << story.outcome << "\n";
-  for (const auto& g : story.groups) std::cout << "  " << g << "\n";
+  for (const auto& line : story.lines) text << line << "\n";
+  text << "\n" << story.outcome << "\n";
+  for (const auto& g : story.groups) text << "  " << g << "\n";
   if (story.hidden_groups > 0) {
-    std::cout << "  ... and " << story.hidden_groups << " more groups (--format json lists all)\n";
+    text << "  ... and " << story.hidden_groups << " more groups (--format json lists all)\n";
   }
-  return 0;
+  return emit_result(text.str(), args.out);
 }
 
 }  // namespace
@@ -104,6 +110,7 @@ Command register_explain(CLI::App& app) {
   add_properties_options(cmd, args->properties);
   cmd->add_option("--max-groups", args->max_groups, "record groups listed in the table")
       ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
+  cmd->add_option("--out", args->out, "write the story to this file (atomically)");
   cmd->add_option("--importance", args->importance,
                   "KIND=FACTOR[,...]: replay the seed as run --importance drew it (tilted fault rates)");
   return [args] { return execute(*args); };

@@ -4,9 +4,11 @@
 // consumer's own files. Exit 0 clean, 1 findings, 2 bad input.
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/config_input.h"
+#include "cli/result_output.h"
 #include "models/pipeline/lint.h"
 #include "models/pipeline/lint_effects.h"
 #include "sim/report/progress_line.h"
@@ -22,6 +24,7 @@ struct LintArgs {
   std::string format = "table";
   int quick_seeds = 10;
   int effect_seeds = 4;
+  std::string out;  // --out: the findings to this file
 };
 
 int execute(const LintArgs& args) {
@@ -32,6 +35,7 @@ int execute(const LintArgs& args) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
   }
+  if (!result_out_usable(args.out, config_input_files(args.config, args.properties))) return 2;
   // On a terminal, what it is doing: two simulations of ~10-20 s each on the production config.
   std::unique_ptr<sim::ProgressLine> progress;
   if (sim::progress_wanted()) progress = std::make_unique<sim::ProgressLine>("pipesim lint", 2.0);
@@ -55,6 +59,7 @@ int execute(const LintArgs& args) {
     for (const auto& a : f.closed_by) text += (text.empty() ? "--set " : " --set ") + a;
     return text;
   };
+  std::ostringstream text;
   if (args.format == "json") {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& f : findings) {
@@ -67,22 +72,25 @@ int execute(const LintArgs& args) {
                      {"estimate", f.estimate},
                      {"effect", f.effect}});
     }
-    std::cout << out.dump(2) << "\n";
+    text << out.dump(2) << "\n";
   } else if (findings.empty()) {
-    std::cout << "no hazards found\n";
+    text << "no hazards found\n";
   } else {
     for (const auto& f : findings) {
-      std::cout << "[" << f.id << "] opens " << f.opens << "\n  " << f.message << "\n";
-      if (!f.estimate.empty()) std::cout << "  estimate: " << f.estimate << "\n";
+      text << "[" << f.id << "] opens " << f.opens << "\n  " << f.message << "\n";
+      if (!f.estimate.empty()) text << "  estimate: " << f.estimate << "\n";
       if (!f.closed_by.empty()) {
-        std::cout << "  closed by: " << setting(f) << (f.closes_note.empty() ? "" : " (" + f.closes_note + ")") << "\n";
+        text << "  closed by: " << setting(f)
+             << (f.closes_note.empty() ? "" : " (" + f.closes_note + ")") << "\n";
       }
-      if (!f.effect.empty()) std::cout << "  closing it: " << f.effect << "\n";
+      if (!f.effect.empty()) text << "  closing it: " << f.effect << "\n";
     }
-    std::cout << findings.size() << " finding(s); estimates from a quick simulation of " << args.quick_seeds
-              << " x 1 h at the peak hour's rate with worker crashes; closing effects from " << args.effect_seeds
-              << " paired seeds\n";
+    text << findings.size() << " finding(s); estimates from a quick simulation of "
+         << args.quick_seeds
+         << " x 1 h at the peak hour's rate with worker crashes; closing effects from "
+         << args.effect_seeds << " paired seeds\n";
   }
+  if (const int written = emit_result(text.str(), args.out); written != 0) return written;
   return findings.empty() ? 0 : 1;
 }
 
@@ -95,6 +103,7 @@ Command register_lint(CLI::App& app) {
   add_properties_options(cmd, args->properties);
   cmd->add_option("--set", args->overrides, "override: section.key=value (repeatable)");
   cmd->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--out", args->out, "write the findings to this file (atomically)");
   cmd->add_option("--quick-seeds", args->quick_seeds, "seeds of the quick simulation")->check(CLI::Range(1, 1000));
   cmd->add_option("--effect-seeds", args->effect_seeds,
                   "seeds of the paired simulation of closing each finding (0: none)")

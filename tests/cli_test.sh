@@ -740,8 +740,27 @@ bad_exact "trace --out its own config, spelt otherwise" "pipesim: --out $TMP/./o
 write own.properties 'acks=all'
 bad_exact "shrink --out its producer properties" "pipesim: --out $TMP/own.properties is the producer properties $TMP/own.properties: pipesim never overwrites one of its inputs; write elsewhere" \
   "$PIPESIM" shrink "$TMP/own.json" --producer-properties "$TMP/own.properties" --seed 1 --until "duplicate_rows >= 0" --out "$TMP/own.properties"
+bad_exact "compare --out its config B" "pipesim: --out $TMP/own.json is the config $TMP/own.json: pipesim never overwrites one of its inputs; write elsewhere" \
+  "$PIPESIM" compare "$CFG" "$TMP/own.json" --seeds 1 --out "$TMP/own.json"
+write own_expect.json '{"expect":[{"metric":"lost_records","max":1e18}]}'
+bad_exact "check --out its expectations" "pipesim: --out $TMP/own_expect.json is the expectations $TMP/own_expect.json: pipesim never overwrites one of its inputs; write elsewhere" \
+  "$PIPESIM" check "$TMP/own.json" --seeds 1 --expect "$TMP/own_expect.json" --out "$TMP/own_expect.json"
 cmp -s "$CFG" "$TMP/own.json" && [ "$(cat "$TMP/own.properties")" == "acks=all" ] &&
   pass "--out naming an input leaves the input as it was" || fail "--out naming an input changed it"
+# --out on every subcommand that prints a result: the file holds what stdout would, stdout empty.
+for cmd in "explain --seed 1" "lint --format json --quick-seeds 1 --effect-seeds 0" "compare $CFG --seeds 1" "check --seeds 1 --expect $TMP/own_expect.json"; do
+  # shellcheck disable=SC2086
+  run "$PIPESIM" ${cmd%% *} "$CFG" ${cmd#* }
+  cp "$OUT" "$TMP/printed.txt"
+  WANT_RC=$RC
+  # shellcheck disable=SC2086
+  run "$PIPESIM" ${cmd%% *} "$CFG" ${cmd#* } --out "$TMP/written.txt"
+  if [ "$RC" -eq "$WANT_RC" ] && [ ! -s "$OUT" ] && cmp -s "$TMP/printed.txt" "$TMP/written.txt"; then
+    pass "${cmd%% *} --out: the file holds what it prints"
+  else
+    fail "${cmd%% *} --out: the file holds what it prints" "$(show)"
+  fi
+done
 bad_exact "compare --seeds 0" 'pipesim: --seeds expects a positive number (at most 100000000) or "auto", found "0"' \
   "$PIPESIM" compare "$CFG" "$CFG" --seeds 0
 

@@ -22,6 +22,7 @@
 namespace {
 
 using nlohmann::json;
+using pipesim::pipeline::apply_override;
 using pipesim::pipeline::apply_properties_files;
 using pipesim::pipeline::Config;
 using pipesim::pipeline::configdef_has;
@@ -207,12 +208,42 @@ TEST(ConnectRest, EveryModelledConsumerOverrideMapsOntoConnect) {
   EXPECT_EQ(c.connect.max_poll_records, 200);
   EXPECT_EQ(c.connect.fetch_min_bytes, 1024);
   EXPECT_EQ(c.connect.max_poll_interval, Time::millis(600000));
-  EXPECT_EQ(error_of([] {
-              (void)load_config(json::parse(
-                  R"({"connect": {"fetch.min.bytes": 1}, "connector": {"consumer.override.fetch.min.bytes": 1024}})"));
-            }),
-            "config error at connector.consumer.override.fetch.min.bytes: expected the same value as "
-            "connect.fetch.min.bytes (1), found 1024");
+}
+
+TEST(ConnectRest, AConnectorsOverrideWinsOverTheWorkersAndASetAppliesLast) {
+  // Kafka 3.7 Worker.connectorClientConfigOverrides: the connector's
+  // consumer.override.* over the worker's consumer.* over the defaults; the
+  // value it replaces is listed.
+  json raw = json::parse(
+      R"({"connect": {"fetch.min.bytes": 1, "tasks.max": 2},
+          "connector": {"consumer.override.fetch.min.bytes": 1024, "tasks.max": 4}})");
+  Config c = load_config(raw);
+  EXPECT_EQ(c.connect.fetch_min_bytes, 1024);
+  EXPECT_EQ(c.connect.tasks_max, 4);
+  EXPECT_EQ(c.ignored, (std::vector<std::string>{
+                           "connect.tasks.max (2): connector.tasks.max (4) overrides it",
+                           "connect.fetch.min.bytes (1): "
+                           "connector.consumer.override.fetch.min.bytes (1024) overrides it"}));
+  // --set (and a sweep grid's point) on connect.* comes last: it sets the
+  // connector's override too, in either form.
+  apply_override(raw, "connect.fetch.min.bytes=5");
+  apply_override(raw, "connect.tasks.max=3");
+  c = load_config(raw);
+  EXPECT_EQ(c.connect.fetch_min_bytes, 5);
+  EXPECT_EQ(c.connect.tasks_max, 3);
+  EXPECT_TRUE(c.ignored.empty());
+  json rest = json::parse(
+      R"({"connector": {"name": "x", "config": {"consumer.override.max.poll.records": "200"}}})");
+  apply_override(rest, "connect.max.poll.records=100");
+  EXPECT_EQ(rest["connector"]["config"]["consumer.override.max.poll.records"], json("100"));
+  EXPECT_EQ(load_config(rest).connect.max_poll_records, 100);
+  // A worker properties file's consumer.* loses to the connector's override.
+  TempFiles t;
+  PropertiesFiles files;
+  files.worker = t.write("worker.properties", "consumer.max.poll.records=300\n");
+  json from_files = json::parse(R"({"connector": {"consumer.override.max.poll.records": 200}})");
+  (void)apply_properties_files(from_files, files);
+  EXPECT_EQ(load_config(from_files).connect.max_poll_records, 200);
 }
 
 // ---------------------------------------------------------------------------------------------

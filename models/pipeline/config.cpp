@@ -364,7 +364,11 @@ Config load_config(const json& raw, bool lint) {
       // the connect section: tasks.max, and consumer.override.* of the
       // consumer properties pipesim models (Connect's per-connector override of
       // the tasks' consumer, AbstractHerder's connector client config override
-      // policy permitting); given in both places they must agree.
+      // policy permitting). Kafka 3.7 Worker.connectorClientConfigOverrides puts
+      // them over the worker's consumer.* and the defaults: given in both
+      // places, the connector's wins, and the connect value it replaces is
+      // listed. (--set and sweep grids on connect.* apply last: apply_override
+      // sets the connector's override too.)
       connect::ConnectOptions from_connector = c.connect;
       {
         json framework = json::object();
@@ -388,9 +392,8 @@ Config load_config(const json& raw, bool lint) {
         visit(write_theirs, c.connect);
         for (const auto& [as_given, key] : given) {
           if (connect_raw && connect_raw->contains(key) && mine[key] != theirs[key]) {
-            sim::throw_config_error(path + "." + as_given, "expected the same value as connect." +
-                                                               key + " (" + theirs[key].dump() +
-                                                               "), found " + mine[key].dump());
+            c.ignored.push_back("connect." + key + " (" + theirs[key].dump() + "): " + path + "." +
+                                as_given + " (" + mine[key].dump() + ") overrides it");
           }
         }
       }

@@ -202,6 +202,24 @@ void apply_override(json& raw, const std::string& assignment) {
                       (hint.empty() ? "" : "; did you mean \"" + hint + "\"?"));
   }
   if (key.empty()) throw ConfigError(bad + "expected section.key=value");
+  // A connector's tasks.max or consumer.override.<key> wins over connect.<key>
+  // (load_config); a --set or a sweep grid's connect.<key> applies last, so
+  // it sets the connector's too where the connector gives one.
+  if (section == "connect" && raw.contains("connector") && raw["connector"].is_object()) {
+    const auto& consumer = modelled_consumer_keys();
+    const bool consumer_key = std::find(consumer.begin(), consumer.end(), key) != consumer.end();
+    if (key == "tasks.max" || consumer_key) {
+      const std::string connector_key = key == "tasks.max" ? key : "consumer.override." + key;
+      json& connector = raw["connector"];
+      json& props = connector.contains("config") && connector["config"].is_object()
+                        ? connector["config"]
+                        : connector;
+      if (props.contains(connector_key)) {
+        props[connector_key] =
+            &props == &connector ? value : json(value.is_string() ? value : json(value.dump()));
+      }
+    }
+  }
   json& target = raw[section];
   if (!target.is_object()) target = json::object();
   // A connector pasted in Connect REST form keeps its properties under "config".
