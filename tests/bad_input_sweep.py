@@ -148,6 +148,8 @@ CONFIGS = [
     ('{"connector.class": "ClickHouseSink", "topics": "orders,payments"}', "connector.config.topics"),
     ('{"connector": {"topics.regex": "orders.*"}}', "connector.topics.regex"),
     ('{"connector": {"jdbcConnectionProperties": "?sockettimeout=1000"}}', "socket_timeout"),
+    ('{"connector": {"clickhouseSettings": "insert_quorum=auto"}}', "connector.clickhouseSettings.insert_quorum"),
+    ('{"connector": {"clickhouseSettings": "async_insert=1"}}', "connector.clickhouseSettings.async_insert"),
     ('{"run": {"seeds": 0, "bogus": 1}, "conect": {}}', "run.bogus"),
 ]
 for i, (content, word) in enumerate(CONFIGS):

@@ -210,6 +210,47 @@ TEST(ConnectRest, EveryModelledConsumerOverrideMapsOntoConnect) {
   EXPECT_EQ(c.connect.max_poll_interval, Time::millis(600000));
 }
 
+TEST(ConnectRest, ClickHouseSettingsSetTheModelledInsertSettings) {
+  // v1.3.9 ClickHouseSinkConfig: split at ',', each piece at '=', a piece
+  // that is not key=value dropped; ClickHouseWriter sends each with every
+  // insert, and a query's setting wins over the server's profile.
+  json raw = json::parse(
+      R"({"clickhouse": {"insert_quorum": 0},
+          "connector": {"clickhouseSettings": " insert_quorum=2, insert_deduplicate=0,max_insert_threads=4,,broken"}})");
+  Config c = load_config(raw);
+  EXPECT_EQ(c.clickhouse.insert_quorum, 2);
+  EXPECT_FALSE(c.clickhouse.insert_deduplicate);
+  EXPECT_EQ(c.ignored,
+            (std::vector<std::string>{
+                "connector.clickhouseSettings.max_insert_threads",
+                "connector.clickhouseSettings \"broken\" (not key=value: the connector drops it)",
+                "clickhouse.insert_quorum (0): connector.clickhouseSettings insert_quorum=2 "
+                "overrides it"}));
+  // A --set of clickhouse.insert_quorum applies last: the connector's setting too.
+  apply_override(raw, "clickhouse.insert_quorum=3");
+  EXPECT_EQ(raw["connector"]["clickhouseSettings"],
+            json("insert_quorum=3, insert_deduplicate=0,max_insert_threads=4,,broken"));
+  EXPECT_EQ(load_config(raw).clickhouse.insert_quorum, 3);
+  // In a REST body, and refused as the clickhouse section refuses it.
+  c = load_config(json::parse(
+      R"({"connector": {"name": "x", "config": {"clickhouseSettings": "insert_quorum=2"}}})"));
+  EXPECT_EQ(c.clickhouse.insert_quorum, 2);
+  EXPECT_EQ(error_of([] {
+              (void)load_config(
+                  json::parse(R"({"connector": {"clickhouseSettings": "async_insert=1"}})"));
+            }),
+            "config error at connector.clickhouseSettings.async_insert: async_insert=1 is not "
+            "modelled (buffered "
+            "inserts change what a redelivery and a crash do: async_insert_deduplicate, "
+            "wait_for_async_insert); "
+            "expected 0, found 1");
+  EXPECT_NE(error_of([] {
+              (void)load_config(
+                  json::parse(R"({"connector": {"clickhouseSettings": "insert_quorum=auto"}})"));
+            }).find("config error at connector.clickhouseSettings.insert_quorum: "),
+            std::string::npos);
+}
+
 TEST(ConnectRest, AConnectorsOverrideWinsOverTheWorkersAndASetAppliesLast) {
   // Kafka 3.7 Worker.connectorClientConfigOverrides: the connector's
   // consumer.override.* over the worker's consumer.* over the defaults; the

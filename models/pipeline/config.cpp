@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "models/keeper/closed_loop.h"
+#include "models/pipeline/clickhouse_settings.h"
 #include "models/pipeline/config_detail.h"
 #include "models/pipeline/real_keys.h"
 #include "models/sink/jdbc_properties.h"
@@ -162,6 +163,12 @@ void apply_producer_rules(const json& raw, Config& c) {
   }
 }
 
+std::string async_insert_refusal() {
+  return "async_insert=1 is not modelled (buffered inserts change what a redelivery "
+         "and a crash do: async_insert_deduplicate, wait_for_async_insert); "
+         "expected 0, found 1";
+}
+
 void check_consistency(const Config& c, bool lint) {
   if (c.clickhouse.parts_to_delay_insert > 0 && c.clickhouse.parts_to_throw_insert > 0 &&
       c.clickhouse.parts_to_delay_insert >= c.clickhouse.parts_to_throw_insert) {
@@ -176,11 +183,7 @@ void check_consistency(const Config& c, bool lint) {
     // default: no dedup of a redelivery) and its answer on
     // wait_for_async_insert (0: success before anything is written, so a
     // server crash loses it). pipesim models neither: refused, not ignored.
-    sim::throw_config_error(
-        "clickhouse.async_insert",
-        "async_insert=1 is not modelled (buffered inserts change what a redelivery "
-        "and a crash do: async_insert_deduplicate, wait_for_async_insert); "
-        "expected 0, found 1");
+    sim::throw_config_error("clickhouse.async_insert", async_insert_refusal());
   }
   if (!lint && c.connector.exactly_once && c.connector.buffer_count > 0) {
     // v1.3.9 refuses to start with both (ClickHouseSinkConfig validation).
@@ -396,6 +399,38 @@ Config load_config(const json& raw, bool lint) {
                                 as_given + " (" + mine[key].dump() + ") overrides it");
           }
         }
+      }
+      // clickhouseSettings: the insert settings pipesim models override the
+      // clickhouse section (a query's setting wins over the server's
+      // profile), the value replaced listed; the others are listed.
+      if (const auto it = props.find("clickhouseSettings"); it != props.end()) {
+        const std::string text = it->is_string() ? it->get<std::string>() : it->dump();
+        props.erase(it);
+        ClickHouseSettingsInput settings =
+            parse_clickhouse_settings(text, path + ".clickhouseSettings");
+        if (settings.modelled.value("async_insert", nlohmann::json(false)) ==
+            nlohmann::json(true)) {
+          errors.add("config error at " + path +
+                     ".clickhouseSettings.async_insert: " + async_insert_refusal());
+          settings.modelled.erase("async_insert");
+        }
+        c.ignored.insert(c.ignored.end(), settings.ignored.begin(), settings.ignored.end());
+        clickhouse::ClickHouseOptions from_settings = c.clickhouse;
+        visit_collecting(settings.modelled, path + ".clickhouseSettings", true, "", from_settings,
+                         c.ignored, errors);
+        const json* clickhouse_raw = raw.contains("clickhouse") ? &raw["clickhouse"] : nullptr;
+        nlohmann::ordered_json mine, theirs;
+        sim::OptionWriter write_mine(mine), write_theirs(theirs);
+        visit(write_mine, from_settings);
+        visit(write_theirs, c.clickhouse);
+        for (const auto& [key, value] : settings.modelled.items()) {
+          if (clickhouse_raw && clickhouse_raw->contains(key) && mine[key] != theirs[key]) {
+            c.ignored.push_back("clickhouse." + key + " (" + theirs[key].dump() + "): " + path +
+                                ".clickhouseSettings " + key + "=" + mine[key].dump() +
+                                " overrides it");
+          }
+        }
+        c.clickhouse = from_settings;
       }
       visit_collecting(props, path, rest_form, "connector", c.connector, c.ignored, errors);
       const sink::JdbcProperties jdbc = sink::parse_jdbc_properties(

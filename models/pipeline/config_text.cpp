@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/pipeline/clickhouse_settings.h"
 #include "models/pipeline/config_detail.h"
 #include "sim/config/duration.h"
 
@@ -217,6 +218,23 @@ void apply_override(json& raw, const std::string& assignment) {
       if (props.contains(connector_key)) {
         props[connector_key] =
             &props == &connector ? value : json(value.is_string() ? value : json(value.dump()));
+      }
+    }
+  }
+  // The connector's clickhouseSettings override the clickhouse section's
+  // insert settings (load_config); a --set of one applies last, there too.
+  if (section == "clickhouse" && raw.contains("connector") && raw["connector"].is_object()) {
+    const auto& settings = insert_settings();
+    if (std::find(settings.begin(), settings.end(), key) != settings.end()) {
+      json& connector = raw["connector"];
+      json& props = connector.contains("config") && connector["config"].is_object()
+                        ? connector["config"]
+                        : connector;
+      if (props.contains("clickhouseSettings") && props["clickhouseSettings"].is_string()) {
+        std::string text = props["clickhouseSettings"].get<std::string>();
+        std::string setting = value.is_string() ? value.get<std::string>() : value.dump();
+        if (value.is_boolean()) setting = value.get<bool>() ? "1" : "0";
+        if (set_clickhouse_setting(text, key, setting)) props["clickhouseSettings"] = text;
       }
     }
   }
