@@ -734,7 +734,8 @@ TEST(ConfigOverride, FaultListAsJson) {
 }
 
 TEST(ConfigOverride, IntoARestFormConnector) {
-  json raw = json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnce": "false",
+  json raw = json::parse(
+      R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "exactlyOnce": "false",
                                                                  "errors.tolerance": "none"}}})");
   apply_override(raw, "connector.exactlyOnce=true");
   apply_override(raw, "connector.jdbcConnectionProperties=?socket_timeout=60000");
@@ -757,7 +758,8 @@ TEST(ConfigOverride, IntoARestFormConnector) {
 // under "config") had no effect. Real Connect refuses a config.name that
 // differs from the outer name; the override now sets both.
 TEST(ConfigOverride, NameIntoARestFormConnector) {
-  json raw = json::parse(R"({"connector": {"name": "x", "config": {}}})");
+  json raw = json::parse(
+      R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink"}}})");
   apply_override(raw, "connector.name=y");
   EXPECT_EQ(load_config(raw).connector.name, "y");
 }
@@ -789,6 +791,13 @@ TEST(ConfigConnector, OnlyTheClickHouseSinkReadingOneTopic) {
               {{"name", "x"}, {"config", {{"connector.class", cls}, {"topics", "orders"}}}}}});
     EXPECT_EQ(c.connector.topics, "orders") << cls;
   }
+  // Connect refuses a connector config without its class ("contains no connector type").
+  EXPECT_EQ(
+      load_error(json::parse(R"({"connector": {"name": "x", "config": {"topics": "orders"}}})")),
+      "config error at connector.config: a Connect REST connector config names its class: expected "
+      "\"connector.class\": \"com.clickhouse.kafka.connect.ClickHouseSinkConnector\" (Connect "
+      "refuses "
+      "a config without one: \"contains no connector type\")");
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {
       "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector"}}})")),
             "config error at connector.config.connector.class: expected "
@@ -882,9 +891,11 @@ TEST(ConfigConnector, SocketTimeoutComesFromJdbcConnectionProperties) {
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"jdbcConnectionProperties": "socket_timeout=0"}})")),
             "config error at connector.jdbcConnectionProperties.socket_timeout: expected a whole "
             "number of milliseconds from 1 to 86400000 (0, no timeout, is not modelled), found \"0\"");
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"jdbcConnectionProperties": "=5"}}})")),
-            "config error at connector.config.jdbcConnectionProperties: expected key=value pairs "
-            "separated by '&', found \"=5\"");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "jdbcConnectionProperties": "=5"}}})")),
+      "config error at connector.config.jdbcConnectionProperties: expected key=value pairs "
+      "separated by '&', found \"=5\"");
 }
 
 TEST(ConfigConnector, BufferAndOffsetPropertiesAreModelledNotIgnored) {
@@ -898,28 +909,40 @@ TEST(ConfigConnector, BufferAndOffsetPropertiesAreModelledNotIgnored) {
   EXPECT_TRUE(c.connector.ignore_partitions_when_batching);
   EXPECT_TRUE(c.connector.report_inserted_offsets);
   // The REST form: bufferFlushTime is a Long of milliseconds.
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"bufferFlushTime": "-1"}}})")),
-            "config error at connector.config.bufferFlushTime: expected an integer from 0 to "
-            "9223372036854, found \"-1\"");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "bufferFlushTime": "-1"}}})")),
+      "config error at connector.config.bufferFlushTime: expected an integer from 0 to "
+      "9223372036854, found \"-1\"");
 }
 
 TEST(ConfigConnector, RestFormErrors) {
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnce": "yes"}}})")),
-            "config error at connector.config.exactlyOnce: expected true or false, found \"yes\"");
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"bufferCount": "3O"}}})")),
-            "config error at connector.config.bufferCount: expected an integer from 0 to "
-            "2147483647, found \"3O\"");
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"tasks.max": "0"}}})")),
-            "config error at connector.config.tasks.max: expected an integer from 1 to 10000, "
-            "found \"0\" (pipesim's bound: every rebalance visits each task once per joining "
-            "task, so a run's cost grows with the square of the tasks; a sink reads at most "
-            "num.partitions of them)");
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {"exactlyOnc": "true"}}})")),
-            "config error at connector.config.exactlyOnc: unknown key; did you mean "
-            "\"exactlyOnce\"?");
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": {}, "status": []}})")),
-            "config error at connector.status: unknown key in a Connect REST connector (expected "
-            "\"name\" and \"config\", and \"tasks\" and \"type\" of a GET)");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "exactlyOnce": "yes"}}})")),
+      "config error at connector.config.exactlyOnce: expected true or false, found \"yes\"");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "bufferCount": "3O"}}})")),
+      "config error at connector.config.bufferCount: expected an integer from 0 to "
+      "2147483647, found \"3O\"");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "tasks.max": "0"}}})")),
+      "config error at connector.config.tasks.max: expected an integer from 1 to 10000, "
+      "found \"0\" (pipesim's bound: every rebalance visits each task once per joining "
+      "task, so a run's cost grows with the square of the tasks; a sink reads at most "
+      "num.partitions of them)");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "exactlyOnc": "true"}}})")),
+      "config error at connector.config.exactlyOnc: unknown key; did you mean "
+      "\"exactlyOnce\"?");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink"}, "status": []}})")),
+      "config error at connector.status: unknown key in a Connect REST connector (expected "
+      "\"name\" and \"config\", and \"tasks\" and \"type\" of a GET)");
   EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": "x", "config": "a=b"}})")),
             "config error at connector.config: expected an object, found \"a=b\"");
   EXPECT_EQ(load_error(json::parse(R"({"connector": 5})")),
@@ -929,10 +952,11 @@ TEST(ConfigConnector, RestFormErrors) {
 // Regression: a bad consumer.override.max.poll.records was reported at
 // "connector.config.max.poll.records", a path that is not in the user's JSON.
 TEST(ConfigConnector, BadConsumerOverrideNamesItsOwnPath) {
-  EXPECT_EQ(load_error(json::parse(
-                R"({"connector": {"name": "x", "config": {"consumer.override.max.poll.records": "0"}}})")),
-            "config error at connector.config.consumer.override.max.poll.records: expected an "
-            "integer from 1 to 2147483647, found \"0\"");
+  EXPECT_EQ(
+      load_error(json::parse(
+          R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "consumer.override.max.poll.records": "0"}}})")),
+      "config error at connector.config.consumer.override.max.poll.records: expected an "
+      "integer from 1 to 2147483647, found \"0\"");
 }
 
 // Regression: connect_options.h declared v.alias("consumer.max.poll.records",
@@ -950,7 +974,8 @@ TEST(ConfigConnector, ConsumerPrefixAliasInConnectSection) {
 // Regression: a non-string outer "name" of a REST-form connector was reported
 // at "connector.config.name", which is not where it is.
 TEST(ConfigConnector, BadRestNameNamesItsOwnPath) {
-  EXPECT_EQ(load_error(json::parse(R"({"connector": {"name": 5, "config": {}}})")),
+  EXPECT_EQ(load_error(json::parse(
+                R"({"connector": {"name": 5, "config": {"connector.class": "ClickHouseSink"}}})")),
             "config error at connector.name: expected a string, found 5");
 }
 
@@ -990,7 +1015,7 @@ TEST(ConfigEffective, RoundTripKeepsTheDigest) {
           "kafka": {"num.partitions": 2},
           "connect": {"tasks.max": 2, "workers": 2},
           "run": {"duration": "2h", "drain": "10m", "seeds": 4}})",
-      R"({"connector": {"name": "x", "config": {"exactlyOnce": "true", "tasks.max": "4",
+      R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "exactlyOnce": "true", "tasks.max": "4",
                         "consumer.override.max.poll.records": "200", "hostname": "ch"}},
           "operator": {"remediation": "delete_state_row", "restart_delay": "90s"},
           "clickhouse": {"version": "23.8", "insert_quorum": 2},
@@ -1071,9 +1096,10 @@ TEST(ConfigEffective, DigestChangesWithOneValue) {
                                 "duration": "1h"}]})")),
             base);
   // The REST form and the flat form of the same connector are the same scenario.
-  EXPECT_EQ(config_digest(load_text(
-                R"({"connector": {"name": "clickhouse-sink", "config": {"exactlyOnce": "true"}}})")),
-            config_digest(load_text(R"({"connector": {"exactlyOnce": true}})")));
+  EXPECT_EQ(
+      config_digest(load_text(
+          R"({"connector": {"name": "clickhouse-sink", "config": {"connector.class": "ClickHouseSink", "exactlyOnce": "true"}}})")),
+      config_digest(load_text(R"({"connector": {"exactlyOnce": true}})")));
 }
 
 TEST(ConfigEffective, ProductionJsonIsTheEffectiveEmptyConfig) {

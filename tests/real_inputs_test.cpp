@@ -203,7 +203,7 @@ TEST(ConnectRest, PostPutAndGetBodiesAreTheConnectorSection) {
 
 TEST(ConnectRest, EveryModelledConsumerOverrideMapsOntoConnect) {
   const Config c = load_config(json::parse(
-      R"({"connector": {"name": "x", "config": {"consumer.override.max.poll.records": "200",
+      R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "consumer.override.max.poll.records": "200",
           "consumer.override.fetch.min.bytes": "1024", "consumer.override.max.poll.interval.ms": "600000"}}})"));
   EXPECT_EQ(c.connect.max_poll_records, 200);
   EXPECT_EQ(c.connect.fetch_min_bytes, 1024);
@@ -233,7 +233,7 @@ TEST(ConnectRest, ClickHouseSettingsSetTheModelledInsertSettings) {
   EXPECT_EQ(load_config(raw).clickhouse.insert_quorum, 3);
   // In a REST body, and refused as the clickhouse section refuses it.
   c = load_config(json::parse(
-      R"({"connector": {"name": "x", "config": {"clickhouseSettings": "insert_quorum=2"}}})"));
+      R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "clickhouseSettings": "insert_quorum=2"}}})"));
   EXPECT_EQ(c.clickhouse.insert_quorum, 2);
   EXPECT_EQ(error_of([] {
               (void)load_config(
@@ -274,7 +274,7 @@ TEST(ConnectRest, AConnectorsOverrideWinsOverTheWorkersAndASetAppliesLast) {
   EXPECT_EQ(c.connect.tasks_max, 3);
   EXPECT_TRUE(c.ignored.empty());
   json rest = json::parse(
-      R"({"connector": {"name": "x", "config": {"consumer.override.max.poll.records": "200"}}})");
+      R"({"connector": {"name": "x", "config": {"connector.class": "ClickHouseSink", "consumer.override.max.poll.records": "200"}}})");
   apply_override(rest, "connect.max.poll.records=100");
   EXPECT_EQ(rest["connector"]["config"]["consumer.override.max.poll.records"], json("100"));
   EXPECT_EQ(load_config(rest).connect.max_poll_records, 100);

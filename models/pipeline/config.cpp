@@ -332,6 +332,15 @@ Config load_config(const json& raw, bool lint) {
           }
           props["name"] = name;
         }
+        // Connect refuses a connector config without its class
+        // (AbstractHerder.validateConnectorConfig: "contains no connector type").
+        if (!props.contains("connector.class")) {
+          sim::throw_config_error(
+              path,
+              "a Connect REST connector config names its class: expected \"connector.class\": "
+              "\"com.clickhouse.kafka.connect.ClickHouseSinkConnector\" (Connect refuses a config "
+              "without one: \"contains no connector type\")");
+        }
       }
       // A connector body is the ClickHouse sink's (Connect takes its class by
       // full name or by the plugin aliases, the simple name with or without
