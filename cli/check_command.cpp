@@ -213,7 +213,8 @@ Command register_check(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("check", "fail (exit 1) when a config breaks its expectations");
   cmd->add_option("config", args->config, "config JSON (default: the production baseline)");
   cmd->add_option("--expect", args->expect, "expectations JSON")->required();
-  cmd->add_option("--seeds", args->seeds, "seeds, or \"auto\": add seeds until every decision is clear");
+  cmd->add_option("--seeds", args->seeds,
+                  "seeds (default: run.seeds), or \"auto\": add seeds until every decision is clear");
   cmd->add_option("--max-seeds", args->max_seeds, "cap for --seeds auto")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{100000000}));
   cmd->add_option("--threads", args->threads,
