@@ -9,10 +9,9 @@
 #include <sstream>
 
 #include "models/keeper/closed_loop.h"
-#include "models/pipeline/clickhouse_settings.h"
 #include "models/pipeline/config_detail.h"
+#include "models/pipeline/config_reading.h"
 #include "models/pipeline/real_keys.h"
-#include "models/sink/jdbc_properties.h"
 #include "sim/config/duration.h"
 #include "sim/engine/random.h"
 
@@ -30,82 +29,6 @@ namespace {
 const std::vector<std::string> kSections = {"workload", "producer", "app",       "kafka",
                                             "connect",  "operator", "connector", "clickhouse",
                                             "keeper",   "faults",   "run"};
-
-// The errors of one config, gathered so that all of a file's errors come out
-// at once (up to kMaxErrors shown), each as its own line.
-class ErrorList {
- public:
-  static constexpr std::size_t kMaxErrors = 20;
-  void add(const std::string& message) {
-    if (messages_.size() < kMaxErrors) {
-      messages_.push_back(message);
-    } else {
-      truncated_ = true;
-    }
-  }
-  // Reading stopped with errors left unread.
-  void truncate() { truncated_ = true; }
-  [[nodiscard]] bool full() const { return messages_.size() >= kMaxErrors; }
-  // Runs f; a ConfigError it throws is kept and the reading goes on.
-  template <class F>
-  void attempt(F&& f) {
-    try {
-      f();
-    } catch (const ConfigError& e) {
-      add(e.what());
-    }
-  }
-  void throw_if_any() const {
-    if (messages_.empty()) return;
-    std::string text;
-    for (const auto& m : messages_) text += (text.empty() ? "" : "\n") + m;
-    if (truncated_)
-      text += "\n(further config errors not shown: the first " + std::to_string(kMaxErrors) +
-              " are above)";
-    throw ConfigError(text);
-  }
-
- private:
-  std::vector<std::string> messages_;
-  bool truncated_ = false;
-};
-
-// Reads `object` with its visit() declaration into `options`. A bad key is
-// kept in `errors` and the object read again without it, so every bad key of
-// a section is reported, not only the first.
-template <class Options>
-void visit_collecting(const json& object, const std::string& where, bool strings_allowed,
-                      const std::string& real_section, Options& options,
-                      std::vector<std::string>& ignored, ErrorList& errors) {
-  json remaining = object;
-  std::string last;
-  for (;;) {
-    Options attempt = options;
-    OptionReader reader(remaining, where, strings_allowed);
-    if (!real_section.empty()) {
-      reader.real_keys([real_section](std::string_view key) { return real_key(real_section, key); },
-                       real_key_candidates(real_section));
-    }
-    try {
-      visit(reader, attempt);
-    } catch (const ConfigError& e) {
-      if (e.what() == last) return;  // the same error again: not a key's own
-      last = e.what();
-      errors.add(last);
-      const std::string key = reader.failed_key();
-      if (key.empty() || !remaining.contains(key)) return;
-      if (errors.full()) {
-        errors.truncate();  // re-reading a huge object key by key would take long: stop here
-        return;
-      }
-      remaining.erase(key);
-      continue;
-    }
-    options = attempt;
-    ignored.insert(ignored.end(), reader.ignored_found().begin(), reader.ignored_found().end());
-    return;
-  }
-}
 
 // Reads one section with its visit() declaration.
 template <class Options>
@@ -161,12 +84,6 @@ void apply_producer_rules(const json& raw, Config& c) {
     }
     p.delivery_timeout = floor;
   }
-}
-
-std::string async_insert_refusal() {
-  return "async_insert=1 is not modelled (buffered inserts change what a redelivery "
-         "and a crash do: async_insert_deduplicate, wait_for_async_insert); "
-         "expected 0, found 1";
 }
 
 void check_consistency(const Config& c, bool lint) {
@@ -242,6 +159,12 @@ void check_consistency(const Config& c, bool lint) {
 
 }  // namespace
 
+std::string config_detail::async_insert_refusal() {
+  return "async_insert=1 is not modelled (buffered inserts change what a redelivery "
+         "and a crash do: async_insert_deduplicate, wait_for_async_insert); "
+         "expected 0, found 1";
+}
+
 const std::vector<std::string>& modelled_consumer_keys() {
   static const std::vector<std::string> keys = {"max.poll.records",          "session.timeout.ms",
                                                 "heartbeat.interval.ms",     "max.poll.interval.ms",
@@ -291,164 +214,7 @@ Config load_config(const json& raw, bool lint) {
   read_section(raw, "run", c.run, c.ignored, errors);
 
   if (const auto it = raw.find("connector"); it != raw.end())
-    errors.attempt([&] {
-      if (!it->is_object()) {
-        sim::throw_config_error("connector",
-                                "expected an object, found " + sim::describe_json_value(*it));
-      }
-      const bool rest_form = it->contains("config");
-      json props = rest_form ? (*it)["config"] : *it;
-      const std::string path = rest_form ? "connector.config" : "connector";
-      if (!props.is_object()) {
-        sim::throw_config_error(path,
-                                "expected an object, found " + sim::describe_json_value(props));
-      }
-      if (rest_form) {
-        for (const auto& [key, value] : it->items()) {
-          if (key != "name" && key != "config" && key != "tasks" && key != "type") {
-            sim::throw_config_error(
-                "connector." + key,
-                "unknown key in a Connect REST connector (expected \"name\" and "
-                "\"config\", and \"tasks\" and \"type\" of a GET)");
-          }
-        }
-        // GET /connectors/NAME's "type": this sink, not a source connector.
-        if (it->contains("type") && (*it)["type"] != "sink") {
-          sim::throw_config_error("connector.type",
-                                  "expected \"sink\" (the ClickHouse sink connector), found " +
-                                      sim::describe_json_value((*it)["type"]));
-        }
-        if (it->contains("name")) {
-          const json& name = (*it)["name"];
-          if (!name.is_string()) {
-            sim::throw_config_error("connector.name",
-                                    "expected a string, found " + sim::describe_json_value(name));
-          }
-          // The Connect REST API refuses a config whose name differs from the connector's.
-          if (props.contains("name") && props["name"] != name) {
-            sim::throw_config_error("connector.config.name",
-                                    "expected the connector's name " + name.dump() + ", found " +
-                                        sim::describe_json_value(props["name"]));
-          }
-          props["name"] = name;
-        }
-        // Connect refuses a connector config without its class
-        // (AbstractHerder.validateConnectorConfig: "contains no connector type").
-        if (!props.contains("connector.class")) {
-          sim::throw_config_error(
-              path,
-              "a Connect REST connector config names its class: expected \"connector.class\": "
-              "\"com.clickhouse.kafka.connect.ClickHouseSinkConnector\" (Connect refuses a config "
-              "without one: \"contains no connector type\")");
-        }
-      }
-      // A connector body is the ClickHouse sink's (Connect takes its class by
-      // full name or by the plugin aliases, the simple name with or without
-      // "Connector"), reading one topic: pipesim models nothing else.
-      if (props.contains("connector.class")) {
-        const json& cls = props["connector.class"];
-        static const std::vector<std::string> kSinkClass = {
-            "com.clickhouse.kafka.connect.ClickHouseSinkConnector", "ClickHouseSinkConnector",
-            "ClickHouseSink"};
-        if (!cls.is_string() || std::find(kSinkClass.begin(), kSinkClass.end(),
-                                          cls.get<std::string>()) == kSinkClass.end()) {
-          sim::throw_config_error(
-              path + ".connector.class",
-              "expected com.clickhouse.kafka.connect.ClickHouseSinkConnector (pipesim "
-              "simulates the ClickHouse sink, no other connector), found " +
-                  sim::describe_json_value(cls));
-        }
-        props.erase("connector.class");  // read: not an ignored property
-      }
-      if (props.contains("topics.regex")) {
-        sim::throw_config_error(path + ".topics.regex",
-                                "a pattern may name several topics, and pipesim models one: give "
-                                "\"topics\" with one topic name");
-      }
-      if (props.contains("topics") && props["topics"].is_string() &&
-          props["topics"].get<std::string>().find(',') != std::string::npos) {
-        sim::throw_config_error(
-            path + ".topics",
-            "expected one topic (pipesim models one topic and its partitions), found " +
-                sim::describe_json_value(props["topics"]));
-      }
-      // Properties of the framework that a connector config carries map onto
-      // the connect section: tasks.max, and consumer.override.* of the
-      // consumer properties pipesim models (Connect's per-connector override of
-      // the tasks' consumer, AbstractHerder's connector client config override
-      // policy permitting). Kafka 3.7 Worker.connectorClientConfigOverrides puts
-      // them over the worker's consumer.* and the defaults: given in both
-      // places, the connector's wins, and the connect value it replaces is
-      // listed. (--set and sweep grids on connect.* apply last: apply_override
-      // sets the connector's override too.)
-      connect::ConnectOptions from_connector = c.connect;
-      {
-        json framework = json::object();
-        std::vector<std::pair<std::string, std::string>> given;  // (key as given, key in connect)
-        if (props.contains("tasks.max")) given.emplace_back("tasks.max", "tasks.max");
-        for (const std::string& key : modelled_consumer_keys()) {
-          const std::string override_key = "consumer.override." + key;
-          if (props.contains(override_key)) given.emplace_back(override_key, key);
-        }
-        OptionReader reader(framework, path, rest_form);
-        for (const auto& [as_given, key] : given) {
-          framework[as_given] = props[as_given];
-          props.erase(as_given);
-          if (as_given != key) reader.alias(as_given, key);
-        }
-        visit(reader, from_connector);
-        const json* connect_raw = raw.contains("connect") ? &raw["connect"] : nullptr;
-        nlohmann::ordered_json mine, theirs;
-        sim::OptionWriter write_mine(mine), write_theirs(theirs);
-        visit(write_mine, from_connector);
-        visit(write_theirs, c.connect);
-        for (const auto& [as_given, key] : given) {
-          if (connect_raw && connect_raw->contains(key) && mine[key] != theirs[key]) {
-            c.ignored.push_back("connect." + key + " (" + theirs[key].dump() + "): " + path + "." +
-                                as_given + " (" + mine[key].dump() + ") overrides it");
-          }
-        }
-      }
-      // clickhouseSettings: the insert settings pipesim models override the
-      // clickhouse section (a query's setting wins over the server's
-      // profile), the value replaced listed; the others are listed.
-      if (const auto it = props.find("clickhouseSettings"); it != props.end()) {
-        const std::string text = it->is_string() ? it->get<std::string>() : it->dump();
-        props.erase(it);
-        ClickHouseSettingsInput settings =
-            parse_clickhouse_settings(text, path + ".clickhouseSettings");
-        if (settings.modelled.value("async_insert", nlohmann::json(false)) ==
-            nlohmann::json(true)) {
-          errors.add("config error at " + path +
-                     ".clickhouseSettings.async_insert: " + async_insert_refusal());
-          settings.modelled.erase("async_insert");
-        }
-        c.ignored.insert(c.ignored.end(), settings.ignored.begin(), settings.ignored.end());
-        clickhouse::ClickHouseOptions from_settings = c.clickhouse;
-        visit_collecting(settings.modelled, path + ".clickhouseSettings", true, "", from_settings,
-                         c.ignored, errors);
-        const json* clickhouse_raw = raw.contains("clickhouse") ? &raw["clickhouse"] : nullptr;
-        nlohmann::ordered_json mine, theirs;
-        sim::OptionWriter write_mine(mine), write_theirs(theirs);
-        visit(write_mine, from_settings);
-        visit(write_theirs, c.clickhouse);
-        for (const auto& [key, value] : settings.modelled.items()) {
-          if (clickhouse_raw && clickhouse_raw->contains(key) && mine[key] != theirs[key]) {
-            c.ignored.push_back("clickhouse." + key + " (" + theirs[key].dump() + "): " + path +
-                                ".clickhouseSettings " + key + "=" + mine[key].dump() +
-                                " overrides it");
-          }
-        }
-        c.clickhouse = from_settings;
-      }
-      visit_collecting(props, path, rest_form, "connector", c.connector, c.ignored, errors);
-      const sink::JdbcProperties jdbc = sink::parse_jdbc_properties(
-          c.connector.jdbc_connection_properties, path + ".jdbcConnectionProperties");
-      c.connector.socket_timeout = jdbc.socket_timeout;
-      c.connector.connect_timeout = jdbc.connect_timeout;
-      c.ignored.insert(c.ignored.end(), jdbc.ignored.begin(), jdbc.ignored.end());
-      c.connect = from_connector;
-    });
+    errors.attempt([&] { read_connector(raw, *it, c, errors); });
 
   if (const auto it = raw.find("faults"); it != raw.end()) {
     if (!it->is_array()) {
