@@ -42,9 +42,10 @@
 // records, the producer's (each record costs the exact producer a round of
 // its Sender, more than a put costs) kProducerMinStretch and
 // kProducerMinRecords. A thinner stretch costs little event by event (10^5
-// records: at most ~2 x 10^5 events, ~0.2 s); a shorter one would hand the
-// cleanup threads (a period of cleanup_delay_period, 30 s) too few of the
-// aggregate's parts to reach their stationary share. Between faults minutes
+// records: at most ~2 x 10^5 events, ~0.2 s), and a shorter one saves little
+// beyond what entering (kSteadyPuts caught-up puts) and leaving cost: both are
+// worth-it thresholds, not resolutions (the agreement tests hold the answers
+// either way). Between faults minutes
 // apart (one every 6 minutes: issue 37's fault-dense day) the sink goes on in
 // aggregate; so does a lab's tail after its fault when it is long enough:
 // the lab's outcome is then identical both ways, its load figures (inserts,
