@@ -3,6 +3,8 @@
 #include <exception>
 #include <iostream>
 
+#include "cli/interrupts.h"
+#include "sim/engine/interrupt.h"
 #include "sim/report/output_file.h"
 
 namespace pipesim::cli {
@@ -31,6 +33,8 @@ int emit_result(const std::string& text, const std::string& out) {
   }
   try {
     sim::write_file_atomically(out, text);
+  } catch (const sim::Interrupted& e) {
+    return interrupted(e.signal());  // 128 + signal, no file left
   } catch (const std::exception& e) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;

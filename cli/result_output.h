@@ -14,8 +14,8 @@ namespace pipesim::cli {
 bool result_out_usable(const std::string& out,
                        const std::vector<std::pair<std::string, std::string>>& inputs);
 
-// Writes `text` to standard output (empty `out`) or to `out`: 0, or 2 with
-// a message when it could not be written.
+// Writes `text` to standard output (empty `out`) or to `out`: 0, 2 with a
+// message when it could not be written, 128 + signal when interrupted.
 int emit_result(const std::string& text, const std::string& out);
 
 }  // namespace pipesim::cli

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/config_input.h"
 #include "cli/interrupts.h"
+#include "cli/result_output.h"
 #include "cli/shell_quote.h"
 #include "cli/simulate.h"
 #include "models/pipeline/estimates.h"
@@ -20,7 +21,6 @@
 #include "sim/engine/invariant.h"
 #include "sim/experiment/importance.h"
 #include "sim/experiment/monte_carlo.h"
-#include "sim/report/output_file.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {
@@ -119,15 +119,8 @@ int execute(const RunArgs& a) {
     std::cerr << "pipesim: " << e.what() << "\n";
     return 2;
   }
-  if (!a.out.empty()) {
-    try {
-      sim::check_output_path(a.out);  // before simulating, not after
-      sim::check_not_an_input(a.out, config_input_files(a.config, a.properties));
-    } catch (const std::exception& e) {
-      std::cerr << "pipesim: " << e.what() << "\n";
-      return 2;
-    }
-  }
+  // Before simulating, not after.
+  if (!result_out_usable(a.out, config_input_files(a.config, a.properties))) return 2;
   if (a.per_seed && a.format == "table") {
     std::cerr
         << "pipesim: --per-seed needs --format json or csv (a table shows the summary only)\n";
@@ -202,23 +195,7 @@ int execute(const RunArgs& a) {
   } else {
     text = sim::report_table(report);
   }
-  if (a.out.empty()) {
-    std::cout << text << std::flush;
-    if (!std::cout) {  // e.g. > /dev/full: say so rather than exit 0 with nothing written
-      std::cerr << "pipesim: cannot write the result to standard output\n";
-      return 2;
-    }
-  } else {
-    try {
-      sim::write_file_atomically(a.out, text);
-    } catch (const sim::Interrupted& e) {
-      return interrupted(e.signal());
-    } catch (const std::exception& e) {
-      std::cerr << "pipesim: " << e.what() << "\n";
-      return 2;
-    }
-  }
-  return 0;
+  return emit_result(text, a.out);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ std::string setting_trimmed(const std::string& s) {
   return s.substr(first, last - first + 1);
 }
 
-// Java's String.java_split(regex): trailing empty pieces dropped.
+// As Java's String.split(regex): trailing empty pieces dropped.
 std::vector<std::string> java_split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::size_t start = 0;
