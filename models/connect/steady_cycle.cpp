@@ -179,6 +179,7 @@ SteadyCycle run_chain(const SteadyInputs& in) {
   // Poisson ones during a put (kλd²/2); during a wait, none until the record
   // that ends it, `latency` before the wake, and free ones after it.
   std::vector<std::int64_t> put_end(static_cast<std::size_t>(k), 0);
+  std::vector<std::int64_t> rows_by_partition(static_cast<std::size_t>(k), 0);
   double backlog_integral = 0;
   const double total_rate = k * in.rate_per_partition;
   const auto backlog_now = [&]() {
@@ -245,6 +246,7 @@ SteadyCycle run_chain(const SteadyInputs& in) {
         ++inserts;
         ++block_inserts;
         rows += n;
+        rows_by_partition[static_cast<std::size_t>(pb.partition)] += n;
       }
     }
     capped = capped || polled >= in.max_poll_records;
@@ -284,6 +286,8 @@ SteadyCycle run_chain(const SteadyInputs& in) {
   out.inserts_per_s = static_cast<double>(inserts) / seconds;
   out.cycle_s = seconds / static_cast<double>(puts);
   out.rows_per_insert = static_cast<double>(rows) / static_cast<double>(inserts);
+  for (const std::int64_t n : rows_by_partition)
+    out.rows_per_s.push_back(static_cast<double>(n) / seconds);
   out.position_age_s = backlog_integral / seconds / total_rate;
   const double keeper_requests = static_cast<double>(inserts) * in.keeper_requests_per_insert +
                                  static_cast<double>(inserts) * in.keeper_map_requests;
@@ -336,6 +340,13 @@ const SteadyCycle& steady_cycle_cached(const SteadyInputs& in) {
   const std::lock_guard<std::mutex> lock(mutex);
   // std::map never moves its nodes: the reference stays valid.
   return cache.emplace(key, computed).first->second;
+}
+
+const SteadyCycle& lagging_cycle_cached(const SteadyInputs& in) {
+  SteadyInputs saturated = in;
+  saturated.rate_per_partition = kSaturatedRate;
+  saturated.evenly_spaced = false;
+  return steady_cycle_cached(saturated);
 }
 
 }  // namespace pipesim::connect

@@ -63,6 +63,9 @@ struct SteadyCycle {
   double inserts_per_s = 0;    // of the task
   double cycle_s = 0;          // mean time from one put to the next
   double rows_per_insert = 0;
+  // Records put a second, by the task's partitions (in the order of
+  // SteadyInputs::leaders).
+  std::vector<double> rows_per_s;
   // How far behind the visible records the put position is, on average: the
   // put position at t is about the high watermark at t - position_age_s.
   double position_age_s = 0;
@@ -82,6 +85,15 @@ struct SteadyCycle {
 SteadyCycle steady_cycle(const SteadyInputs& in);
 // The same, computed once per distinct input in the process (thread-safe).
 const SteadyCycle& steady_cycle_cached(const SteadyInputs& in);
+
+// A lagging task's cycle: every partition has more records than a poll
+// takes (a backlog after a fault, or arrivals above what the task can put),
+// so every poll is full and the task puts as fast as its inserts allow. The
+// same chain (the real Fetcher, the insert's cost) on arrivals at
+// kSaturatedRate; in.rate_per_partition and in.evenly_spaced are ignored.
+// rows_per_s is then the task's capacity, position_age_s meaningless.
+inline constexpr double kSaturatedRate = 1e9;  // records/s a partition
+const SteadyCycle& lagging_cycle_cached(const SteadyInputs& in);
 
 // The inverse standard normal distribution function (Acklam's rational
 // approximation, relative error < 1.2e-9). REQUIRES: 0 < p < 1.

@@ -103,6 +103,9 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   // aggregate, leaving that (it resumes its loop now), and what the host sets.
   void set_aggregate_host(AggregateHost* host) { aggregate_host_ = host; }
   [[nodiscard]] bool in_aggregate() const { return aggregate_; }
+  // Full puts in a row (cut by max.poll.records or a fetch's cap): the task
+  // lags, and may go on in aggregate as a lagging one.
+  [[nodiscard]] bool lagging() const { return full_puts_ >= kSteadyPuts; }
   void leave_aggregate();
   void set_put_position(int partition, std::int64_t offset);
   [[nodiscard]] sim::Time next_commit() const { return next_commit_; }
@@ -186,8 +189,8 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   void start_put();
   void poll_timeout();
   void rejoin_after_poll_timeout();
-  // A put that returned as a caught-up task's do; enough of them in a row
-  // and the task may go on in aggregate.
+  // A put that returned as a caught-up (or a lagging) task's do; enough of
+  // them in a row and the task may go on in aggregate.
   void note_steady_put();
   void enter_aggregate();
   [[nodiscard]] std::size_t slot_of(int partition) const;
@@ -235,6 +238,7 @@ class WorkerSinkTask final : public sim::Component, public sink::SinkTaskHost {
   AggregateHost* aggregate_host_ = nullptr;
   bool aggregate_ = false;
   int steady_puts_ = 0;
+  int full_puts_ = 0;
 };
 
 }  // namespace pipesim::connect

@@ -51,6 +51,7 @@ void WorkerSinkTask::go_down(TaskStatus status) {
   if (status_ == TaskStatus::RUNNING) down_since_ = sim_.now();
   aggregate_ = false;
   steady_puts_ = 0;
+  full_puts_ = 0;
   status_ = status;
   sim_.crash(id_);  // every pending event of this instance is dropped
   in_put_ = false;

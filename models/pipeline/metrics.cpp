@@ -55,6 +55,8 @@ const std::vector<std::string>& metric_names() {
     n.emplace_back("events_processed");
     // Task-seconds the sink tasks spent in aggregate (a declared shortcut; 0 with run.exact).
     n.emplace_back("aggregate_task_s");
+    // ... of them lagging (a catch-up in aggregate).
+    n.emplace_back("aggregate_lagging_task_s");
     // Beyond docs/model.md §9: disruption episodes and how many ended in a connector stop.
     for (const char* kind : {"crash", "rebalance"}) {
       for (const char* end :

@@ -74,10 +74,16 @@ void Regime::add_start(std::multiset<sim::Time>& starts, sim::Time at) {
 }
 
 bool Regime::worth_it(const std::multiset<sim::Time>& starts, sim::Time now, sim::Time min_stretch,
-                      double min_records) const {
+                      double min_records, double backlog) const {
   const auto next = starts.upper_bound(now);
-  const sim::Time until = next == starts.end() ? workload_.stop() : *next;
-  return until - now >= min_stretch && workload_.expected_records(now, until) >= min_records;
+  sim::Time until = next == starts.end() ? workload_.stop() : *next;
+  // A lagging task's stretch puts its backlog too, after the stop as well
+  // (the run's drain): with no window ahead it lasts until the run ends.
+  if (backlog > 0 && next == starts.end()) until = sim::Time::max();
+  const double arrivals = now < workload_.stop()
+                              ? workload_.expected_records(now, std::min(until, workload_.stop()))
+                              : 0.0;
+  return until - now >= min_stretch && arrivals + backlog >= min_records;
 }
 
 void Regime::sink_window(sim::Time from, sim::Time to) {
@@ -94,11 +100,18 @@ bool Regime::sink_may_aggregate(sim::Time now) const {
   return worth_it(sink_starts_, now, kMinStretch, kMinRecords);
 }
 
+bool Regime::sink_may_aggregate_lagging(sim::Time now, double backlog, double rows_per_put) const {
+  if (exact_ || open_sink_windows_ > 0 || !sink_settled_ || !feed_.active()) return false;
+  return worth_it(sink_starts_, now, kMinStretch, kMinLaggingPuts * rows_per_put, backlog);
+}
+
 void Regime::try_settle() {
   if (exact_ || open_sink_windows_ > 0 || sink_settled_) return;
   const sim::Time now = sim_.now();
   const bool quiet = connect_.settled() && connect_.next_planned_change() - now >= kMinStretch;
-  if (worth_it(sink_starts_, now, kMinStretch, kMinRecords) && quiet && feed_.active() && table_.healthy() && keeper_.healthy(now)) {
+  // Whether a stretch is worth it is each task's question (sink_may_aggregate):
+  // a lagging one's backlog counts, and outlives the workload's stop.
+  if (quiet && feed_.active() && table_.healthy() && keeper_.healthy(now)) {
     sink_settled_ = true;
     return;
   }

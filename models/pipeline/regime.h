@@ -86,6 +86,11 @@ class Regime final : public sim::Component,
   static constexpr double kMinRecords = 1e5;
   static constexpr sim::Time kProducerMinStretch = sim::Time::minutes(1);
   static constexpr double kProducerMinRecords = 1e5;
+  // A lagging task's cost event by event is per put (a full poll each, ~14
+  // events), not per record: its stretch must hold kMinLaggingPuts puts (at
+  // the defaults 5 x 10^5 records, ~0.01 s of events; fewer save little
+  // beyond what entering and leaving cost).
+  static constexpr double kMinLaggingPuts = 1000;
   // The share of producer_capacity() up to which the direct feed may stand in
   // for the producer: at half of it, a round trip's arrivals overflow a batch
   // with Poisson probability < 0.3 % (7.5 on average for a batch of 15).
@@ -124,6 +129,10 @@ class Regime final : public sim::Component,
   [[nodiscard]] bool direct() const { return feed_.active(); }
   // May a caught-up task go on in aggregate now?
   [[nodiscard]] bool sink_may_aggregate(sim::Time now) const;
+  // May a lagging one, with `backlog` records to put besides the arrivals,
+  // `rows_per_put` a put?
+  [[nodiscard]] bool sink_may_aggregate_lagging(sim::Time now, double backlog,
+                                                double rows_per_put) const;
 
   void handle(const sim::Event& event) override;
   void sender_ran() override;
@@ -148,8 +157,8 @@ class Regime final : public sim::Component,
   // The first hour boundary in (now, until) from which it has not (until if none).
   [[nodiscard]] sim::Time overload_from(sim::Time now, sim::Time until) const;
   // Is the stretch from now to the next window start (of `starts`) worth a shortcut?
-  [[nodiscard]] bool worth_it(const std::multiset<sim::Time>& starts, sim::Time now, sim::Time min_stretch,
-                              double min_records) const;
+  [[nodiscard]] bool worth_it(const std::multiset<sim::Time>& starts, sim::Time now,
+                              sim::Time min_stretch, double min_records, double backlog = 0) const;
   void add_start(std::multiset<sim::Time>& starts, sim::Time at);
   void schedule_check();
   // The sink's windows are closed: has everything settled?

@@ -464,6 +464,7 @@ class Run final : public sim::Component, public broker::ClusterListener {
       v["faults_fired." + kind] = static_cast<double>(faults_fired_[kind]);
     v["events_processed"] = static_cast<double>(sim_.events_processed());
     v["aggregate_task_s"] = aggregate_.counters().task_seconds;
+    v["aggregate_lagging_task_s"] = aggregate_.counters().lagging_task_seconds;
     episodes_.close(sink_counters_, cluster_.counters().failures);
     v["crash_states"] = static_cast<double>(crash_states_);
     v["crash_states_after_processing"] = static_cast<double>(crash_states_after_);

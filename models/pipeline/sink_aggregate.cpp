@@ -22,6 +22,16 @@ SinkAggregate::SinkAggregate(sim::Simulation& sim, const Parts& parts)
 }
 
 const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask& task, sim::Time t) {
+  return connect::steady_cycle_cached(cycle_inputs(task, t));
+}
+
+const connect::SteadyCycle& SinkAggregate::lagging(const connect::WorkerSinkTask& task,
+                                                   sim::Time t) {
+  return connect::lagging_cycle_cached(cycle_inputs(task, t));
+}
+
+connect::SteadyInputs SinkAggregate::cycle_inputs(const connect::WorkerSinkTask& task,
+                                                  sim::Time t) const {
   const Config& c = parts_.config;
   connect::SteadyInputs in;
   // Only which partitions share a leader matters (one fetch per broker):
@@ -69,7 +79,7 @@ const connect::SteadyCycle& SinkAggregate::steady(const connect::WorkerSinkTask&
     in.keeper_map_fixed = costs.fixed(sink.path_of_state_read()) +
                           costs.fixed(sink.path_of_state_write()) * 2;
   }
-  return connect::steady_cycle_cached(in);
+  return in;
 }
 
 sim::Time SinkAggregate::keeper_request_time() const {
@@ -101,23 +111,47 @@ double SinkAggregate::inserts_per_s(const connect::SteadyCycle& s) const {
 bool SinkAggregate::may_aggregate(const connect::WorkerSinkTask& task) {
   const Config& c = parts_.config;
   const sim::Time now = sim_.now();
-  if (c.run.exact || regime_ == nullptr || !regime_->sink_may_aggregate(now)) return false;
+  if (c.run.exact || regime_ == nullptr) return false;
+  if (task.lagging()) {
+    double backlog = 0;
+    for (const int p : task.partitions()) {
+      backlog += std::max(0.0, parts_.feed.expected_high_watermark_at(p, now) -
+                                   static_cast<double>(task.put_position_of(p)));
+    }
+    if (!regime_->sink_may_aggregate_lagging(now, backlog, lagging(task, now).rows_per_insert))
+      return false;
+  } else if (!regime_->sink_may_aggregate(now)) {
+    return false;
+  }
   // Not modelled in aggregate (yet): they change what a put inserts.
   if (c.connector.buffer_count > 0 || c.connector.ignore_partitions_when_batching) return false;
   if (!parts_.feed.active() || !parts_.table.healthy() || !parts_.keeper.healthy(now)) return false;
   for (const int p : task.partitions()) {
     if (parts_.feed.held(p) || parts_.kafka.leader(p) < 0) return false;
   }
+  if (task.lagging()) return lag_worth_aggregating(task, now);
   return steady(task, now).caught_up;
 }
 
 void SinkAggregate::entered(connect::WorkerSinkTask& task) {
   const sim::Time now = sim_.now();
   materialize(now);
-  members_.push_back(Member{&task, now, now, 0, 0});
+  Member m;
+  m.task = &task;
+  m.since = m.done_to = now;
+  if (task.lagging()) {
+    m.lagging = true;
+    for (const int p : task.partitions())
+      m.position.push_back(static_cast<double>(task.put_position_of(p)));
+  }
+  members_.push_back(std::move(m));
   ++counters_.entries;
   update_rates();
   schedule_hour();
+  // Its catch-up may come before the one planned.
+  ++catch_up_generation_;
+  catch_up_pending_ = false;
+  schedule_catch_up();
 }
 
 void SinkAggregate::leaving(connect::WorkerSinkTask& task) {
@@ -128,8 +162,9 @@ void SinkAggregate::leaving(connect::WorkerSinkTask& task) {
   it->leaving = true;
   materialize(now);
   counters_.task_seconds += (now - it->since).as_seconds();
+  if (it->lagging) counters_.lagging_task_seconds += (now - it->since).as_seconds();
   // The stored state is the last batch put: about one cycle's records.
-  const connect::SteadyCycle& s = steady(task, now);
+  const connect::SteadyCycle& s = it->lagging ? lagging(task, now) : steady(task, now);
   const auto last_batch = std::max<std::int64_t>(1, std::llround(s.rows_per_insert));
   sink::SinkStateStore& state = task.connector().state();
   for (const int p : task.partitions()) {
@@ -156,6 +191,7 @@ void SinkAggregate::finish(sim::Time now) {
   for (auto& m : members_) {
     m.leaving = false;
     counters_.task_seconds += (now - m.since).as_seconds();
+    if (m.lagging) counters_.lagging_task_seconds += (now - m.since).as_seconds();
     m.since = now;
   }
 }
@@ -173,6 +209,10 @@ void SinkAggregate::materialize(sim::Time now) {
 void SinkAggregate::advance(Member& m, sim::Time now) {
   // Counted to now already; a task that leaves still needs its exact positions.
   if (now <= m.done_to && !m.leaving) return;
+  if (m.lagging) {
+    advance_lagging(m, now);
+    return;
+  }
   connect::WorkerSinkTask& task = *m.task;
   const Config& c = parts_.config;
   // The inserts, hour by hour (the rate is constant within an hour).
@@ -251,7 +291,8 @@ void SinkAggregate::update_rates() {
   double rows = 0;
   const int requests_per_batch = parts_.config.connector.exactly_once ? 5 : 0;
   for (const auto& m : members_) {
-    const connect::SteadyCycle& cycle = steady(*m.task, sim_.now());
+    const connect::SteadyCycle& cycle =
+        m.lagging ? lagging(*m.task, sim_.now()) : steady(*m.task, sim_.now());
     const double rate = inserts_per_s(cycle);
     inserts += rate;
     rows += rate * cycle.rows_per_insert;
@@ -270,17 +311,30 @@ void SinkAggregate::schedule_hour() {
 }
 
 void SinkAggregate::handle(const sim::Event& event) {
+  if (event.type == kCatchUp) {
+    if (event.arg != catch_up_generation_) return;
+    catch_up_pending_ = false;
+    materialize(sim_.now());
+    leave_caught_up();
+    schedule_catch_up();
+    return;
+  }
   if (event.type != kHour) return;
   hour_pending_ = false;
   materialize(sim_.now());
-  // A new hour, a new rate: a task that would not keep up goes back to events.
+  // A new hour, a new rate: a task that would not keep up goes back to
+  // events (it may come back as a lagging one), and a lagging one may now
+  // catch up at another time.
   std::vector<connect::WorkerSinkTask*> leavers;
   for (const auto& m : members_) {
-    if (!steady(*m.task, sim_.now()).caught_up) leavers.push_back(m.task);
+    if (!m.lagging && !steady(*m.task, sim_.now()).caught_up) leavers.push_back(m.task);
   }
   for (auto* t : leavers) t->leave_aggregate();
   update_rates();
   schedule_hour();
+  ++catch_up_generation_;
+  catch_up_pending_ = false;
+  schedule_catch_up();
 }
 
 }  // namespace pipesim::pipeline

@@ -94,11 +94,12 @@ class SinkAggregate final : public sim::Component,
   struct Counters {
     std::int64_t entries = 0;
     double task_seconds = 0;  // task-time spent in aggregate
+    double lagging_task_seconds = 0;  // ... of it lagging (catching up)
   };
   [[nodiscard]] const Counters& counters() const { return counters_; }
 
  private:
-  enum EventType : std::uint32_t { kHour = 1 };
+  enum EventType : std::uint32_t { kHour = 1, kCatchUp = 2 };
   struct Member {
     connect::WorkerSinkTask* task = nullptr;
     sim::Time since{};
@@ -106,15 +107,32 @@ class SinkAggregate final : public sim::Component,
     double inserts = 0;  // counted, not yet handed to the table (fractions)
     double map_queries = 0;
     bool leaving = false;  // counted exactly, to the instant
+    // Lagging (every poll full): the put positions, by the task's
+    // partitions, advanced at the lagging cycle's rates
+    // (sink_aggregate_lagging.cpp).
+    bool lagging = false;
+    std::vector<double> position;
   };
   // The steady state of a task's partitions at the rate of time t, for
   // Keeper's current request time.
   const connect::SteadyCycle& steady(const connect::WorkerSinkTask& task, sim::Time t);
+  // The same task lagging: every poll full (connect::lagging_cycle_cached).
+  const connect::SteadyCycle& lagging(const connect::WorkerSinkTask& task, sim::Time t);
+  [[nodiscard]] connect::SteadyInputs cycle_inputs(const connect::WorkerSinkTask& task,
+                                                   sim::Time t) const;
   [[nodiscard]] double inserts_per_s(const connect::SteadyCycle& s) const;
   // Keeper's request time for the stretch: now's, without a hold under way
   // (the bursts' holds are priced in inserts_per_s).
   [[nodiscard]] sim::Time keeper_request_time() const;
   void advance(Member& m, sim::Time now);
+  // Lagging members (sink_aggregate_lagging.cpp): is the backlog worth a
+  // stretch, counting one, when the first partition comes within
+  // kCatchUpPolls of its high watermark, and letting those go.
+  [[nodiscard]] bool lag_worth_aggregating(const connect::WorkerSinkTask& task, sim::Time now);
+  void advance_lagging(Member& m, sim::Time now);
+  [[nodiscard]] sim::Time catch_up_at(const Member& m, sim::Time now);
+  void schedule_catch_up();
+  void leave_caught_up();
   void update_rates();
   void schedule_hour();
 
@@ -124,6 +142,8 @@ class SinkAggregate final : public sim::Component,
   sim::ComponentId id_;
   std::vector<Member> members_;
   bool hour_pending_ = false;
+  bool catch_up_pending_ = false;
+  std::uint32_t catch_up_generation_ = 0;
   sim::Time keeper_request_{};  // the request time the rates were last set for
   Counters counters_;
 };
