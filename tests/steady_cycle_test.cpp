@@ -1,6 +1,6 @@
-// A caught-up task's steady state (models/connect/steady_cycle.h) against
-// what follows by hand from the fetch-and-put cycle, on evenly spaced
-// arrivals and deterministic inserts.
+// A caught-up (and a lagging) task's steady state
+// (models/connect/steady_cycle.h) against what follows by hand from the
+// fetch-and-put cycle, on evenly spaced arrivals and deterministic inserts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -71,6 +71,34 @@ TEST(SteadyCycle, ATaskThatCannotKeepUpIsNotCaughtUp) {
   // arrivals: every poll is full.
   const SteadyCycle s = steady_cycle(one_partition(60000));
   EXPECT_FALSE(s.caught_up);
+}
+
+TEST(SteadyCycle, ALaggingTaskPutsFullPollsAndEachFetchsTail) {
+  // Saturated arrivals (the rate given is ignored): a fetch brings
+  // max.partition.fetch.bytes' 1,006 records; polls take 500, 500, then the
+  // fetch's last 6 (the next fetch of a partition goes out only once its
+  // buffered records are consumed, and comes back within the 6-record
+  // put). Cycle of 1,006 records: 2 x (15 + 500 x 0.02 + 2 x 1.025) ms +
+  // (15 + 6 x 0.02 + 2 x 1.025) ms = 71.27 ms.
+  const SteadyCycle s = lagging_cycle_cached(one_partition(10));
+  const double cycle = 2 * (0.015 + 500 * 20e-6 + 2 * 0.001025) + (0.015 + 6 * 20e-6 + 2 * 0.001025);
+  ASSERT_EQ(s.rows_per_s.size(), 1U);
+  EXPECT_NEAR(s.rows_per_s[0], 1006 / cycle, 1006 / cycle * 0.005);
+  EXPECT_NEAR(s.inserts_per_s, 3 / cycle, 3 / cycle * 0.005);
+  EXPECT_NEAR(s.rows_per_insert, 1006 / 3.0, 0.5);
+  EXPECT_FALSE(s.caught_up);
+  // A slower Keeper slows a lagging task down.
+  EXPECT_LT(s.inserts_per_s_per_keeper_us, 0);
+}
+
+TEST(SteadyCycle, ALaggingTaskWithSmallPollsPutsMaxPollRecordsEachCycle) {
+  // max.poll.records 200 divides nothing evenly: 200 x 5 then the last 6.
+  SteadyInputs in = one_partition(10);
+  in.max_poll_records = 200;
+  const SteadyCycle s = lagging_cycle_cached(in);
+  const double cycle = 5 * (0.015 + 200 * 20e-6 + 2 * 0.001025) + (0.015 + 6 * 20e-6 + 2 * 0.001025);
+  EXPECT_NEAR(s.rows_per_s[0], 1006 / cycle, 1006 / cycle * 0.005);
+  EXPECT_NEAR(s.rows_per_insert, 1006 / 6.0, 0.5);
 }
 
 TEST(SteadyCycle, InverseNormalMatchesKnownQuantiles) {

@@ -25,7 +25,7 @@
 // that until all has settled: the cluster with no rebalance, dead member or
 // absent worker, the producer on its direct feed, the replicas and Keeper
 // healthy, and nothing planned within kMinStretch. Only then may a caught-up
-// task go on in aggregate (sink_aggregate.h).
+// (or a lagging) task go on in aggregate (sink_aggregate.h).
 //
 // The direct feed also needs a producer with headroom: a broker reads a
 // connection's next request only once it has answered the previous one (an

@@ -25,6 +25,8 @@
 // those, nothing of the stretch costs anything.
 // Leaving (anything touches the task): the task resumes as right after a put
 // that returned, its fetch buffer empty, its stored state the last batch.
+// A lagging task (every poll full) is counted the same way at its full-poll
+// cycle's rate until its predicted catch-up (sink_aggregate_lagging.cpp).
 // Why answers do not change: duplicates and losses come from faults; every
 // fault's window opens offset.flush.interval.ms + 2 s ahead, so the commit a
 // crash replays from, the batches in flight and the dedup window's recent
