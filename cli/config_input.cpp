@@ -54,12 +54,29 @@ std::string name_origins(const std::string& message, const std::string& path,
   return out;
 }
 
+void reject_sweep_manifest(const nlohmann::json& raw, const std::string& path) {
+  if (raw.is_object() && raw.contains("base_config") && raw.contains("grid") &&
+      raw.contains("points")) {
+    throw sim::ConfigError(
+        path +
+        " is a sweep's manifest (pipesim sweep --out DIR writes DIR/sweep.json), not a "
+        "config: finish that sweep with pipesim sweep CONFIG --grid GRID --out DIR "
+        "--resume, or sweep its base_config (a config) with its grid");
+  }
+}
+
 pipeline::Config load_config_input(const std::string& path, const std::vector<std::string>& overrides,
                                    const pipeline::PropertiesFiles& properties, bool lint) {
   pipeline::Config config;
   std::vector<std::string> ignored;
+  nlohmann::json raw;
   try {
-    nlohmann::json raw = path.empty() ? nlohmann::json::object() : pipeline::read_config_file(path);
+    raw = path.empty() ? nlohmann::json::object() : pipeline::read_config_file(path);
+  } catch (const sim::ConfigError& e) {
+    throw sim::ConfigError(name_origins(e.what(), path, overrides));
+  }
+  reject_sweep_manifest(raw, path);
+  try {
     ignored = pipeline::apply_properties_files(raw, properties);
     for (const auto& o : overrides) pipeline::apply_override(raw, o);
     config = pipeline::load_config(raw, lint);

@@ -25,6 +25,10 @@ void add_properties_options(CLI::App* cmd, pipeline::PropertiesFiles& files);
 pipeline::Config load_config_input(const std::string& path, const std::vector<std::string>& overrides,
                                    const pipeline::PropertiesFiles& properties = {}, bool lint = false);
 
+// Throws sim::ConfigError when `raw` (read from `path`) is a sweep's
+// manifest (OUT/sweep.json): no config, and the message says what it is.
+void reject_sweep_manifest(const nlohmann::json& raw, const std::string& path);
+
 // The files a config input was read from, named for sim::check_not_an_input:
 // the config and the three properties files (empty ones are skipped there).
 std::vector<std::pair<std::string, std::string>> config_input_files(

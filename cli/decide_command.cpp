@@ -4,13 +4,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/interrupts.h"
+#include "cli/result_output.h"
 #include "models/sink/decide_cases.h"
 #include "sim/engine/interrupt.h"
 
@@ -24,6 +27,7 @@ struct DecideArgs {
   std::string batch;
   bool tolerate = false;
   bool explain = false;
+  std::string out;
 };
 
 // Standard input's lines, read with read(2). A read blocked on a quiet pipe
@@ -139,9 +143,22 @@ int single_case(const DecideArgs& a) {
   }
   const auto& c = std::get<sink::DecideCase>(parsed);
   const sink::Decision d = sink::decide(c);
-  std::cout << sink::format_decision(c, d) << "\n";
-  if (a.explain) std::cout << sink::explain_decision(c, d) << "\n";
-  return 0;
+  std::string text = sink::format_decision(c, d) + "\n";
+  if (a.explain) text += sink::explain_decision(c, d) + "\n";
+  return emit_result(text, a.out);
+}
+
+// The answers to a stream of cases: as they come on standard output, or with
+// --out all at once, atomically, and only when every line was answered.
+int decide_lines(const DecideArgs& a, const std::function<bool(std::string&)>& next,
+                 const std::function<bool()>& pending) {
+  if (a.out.empty()) return decided(sink::run_decide_lines(next, pending, std::cout, std::cerr));
+  std::ostringstream answers;
+  const int code = sink::run_decide_lines(next, pending, answers, std::cerr);
+  if (const int signal = sim::interrupt_signal(); signal != 0)
+    return interrupted(signal, "no result written");
+  if (code != 0) return code;
+  return emit_result(answers.str(), a.out);
 }
 
 }  // namespace
@@ -156,7 +173,12 @@ Command register_decide(CLI::App& app) {
   cmd->add_option("--batch", args->batch, "batch range MIN,MAX");
   cmd->add_flag("--tolerate-state-mismatch", args->tolerate, "tolerateStateMismatch=true");
   cmd->add_flag("--explain", args->explain, "also say in words what the connector does and why");
+  cmd->add_option("--out", args->out,
+                  "write the answers to this file (atomically, once all are in)");
   return [args] {
+    const std::vector<std::pair<std::string, std::string>> inputs{
+        {"cases file", args->cases == "-" ? "" : args->cases}};
+    if (!result_out_usable(args->out, inputs)) return 2;
     if (args->cases.empty()) return single_case(*args);
     if (!args->state.empty() || !args->batch.empty() || !args->stored.empty()) {
       std::cerr << "pipesim decide: --cases cannot be combined with --state/--stored/--batch\n";
@@ -165,9 +187,9 @@ Command register_decide(CLI::App& app) {
     std::ios::sync_with_stdio(false);
     if (args->cases == "-") {
       StdinLines lines;
-      return decided(sink::run_decide_lines([&lines](std::string& l) { return lines.next(l); },
-                                            [&lines] { return lines.pending(); }, std::cout,
-                                            std::cerr));
+      return decide_lines(
+          *args, [&lines](std::string& l) { return lines.next(l); },
+          [&lines] { return lines.pending(); });
     }
     // A directory opens as an ifstream on Linux and reads as empty: without
     // this check `decide --cases DIR` answered nothing and exited 0.
@@ -181,11 +203,12 @@ Command register_decide(CLI::App& app) {
       std::cerr << "pipesim decide: cannot read " << args->cases << ": " << std::strerror(errno) << "\n";
       return 2;
     }
-    return decided(sink::run_decide_lines(
+    return decide_lines(
+        *args,
         [&in](std::string& l) {
           return sim::interrupt_signal() == 0 && static_cast<bool>(std::getline(in, l));
         },
-        [&in] { return in.rdbuf()->in_avail() > 0; }, std::cout, std::cerr));
+        [&in] { return in.rdbuf()->in_avail() > 0; });
   };
 }
 

@@ -2,6 +2,8 @@
 // entry point and losses by cause as bars with 95% intervals, the per-seed
 // distribution of the main metrics, the worst seeds' stories, every metric,
 // the effective config and how to reproduce the result.
+#include <algorithm>
+
 #include "cli/report_pages.h"
 #include "models/pipeline/estimates.h"
 #include "models/pipeline/headline.h"
@@ -35,6 +37,19 @@ void breakdown_chart(sim::HtmlPage& page, const Json& estimates, const std::stri
     hi_src.push_back(json_pointer({"estimates", key, "ci95", "1"}));
   }
   if (labels.empty()) return;
+  // All zero: a chart would be an empty frame; the page says it in words.
+  double highest = 0;
+  bool all_zero = true;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    all_zero = all_zero && values[i].get<double>() == 0;
+    highest = std::max(highest, hi[i].get<double>());
+  }
+  if (all_zero) {
+    page.paragraph(title + ": 0 in every seed, for each of the " + std::to_string(labels.size()) +
+                       " (each 95% interval within [0, " + format_number(highest) + "]).",
+                   "note");
+    return;
+  }
   page.chart({{"kind", "bars"},
               {"title", title},
               {"y_label", y_label},

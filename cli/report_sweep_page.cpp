@@ -1,9 +1,12 @@
 // pipesim report of a sweep: for each swept key, the mean duplicate rows and
-// lost records per run over its values with 95% bands (one line per
-// combination of the other keys), and every point's numbers.
+// lost records per day (or per window, as run's table says) over its values
+// with 95% bands (one line per combination of the other keys), and every
+// point's numbers per run.
 #include <map>
 
 #include "cli/report_pages.h"
+#include "models/pipeline/estimates.h"
+#include "sim/config/duration.h"
 #include "sim/report/summary.h"
 
 namespace pipesim::cli {
@@ -19,8 +22,33 @@ const Json* point_metric(const Json& point, const std::string& metric) {
   return &point.at("metrics").at(metric);
 }
 
+// The points' period, as run's table names it: runs of whole days give
+// figures per day (a run's totals / its days), shorter runs per window (a
+// run's totals). run.duration may itself be swept: then each point's own.
+struct SweepPeriod {
+  std::string words = "per run";
+  double scale = 1;  // a run's totals / scale = the figure per period
+};
+SweepPeriod sweep_period(const Json& manifest, const Json& points) {
+  const Json& base = manifest.at("base_config");
+  const auto run_key = [&](const char* key, const char* fallback) {
+    return base.contains("run") && base.at("run").contains(key) &&
+                   base.at("run").at(key).is_string()
+               ? base.at("run").at(key).get<std::string>()
+               : std::string(fallback);
+  };
+  if (manifest.at("grid").contains("run.duration") || manifest.at("grid").contains("run.start"))
+    return {};
+  const auto duration = sim::parse_duration(run_key("duration", "1d"));
+  const auto start = sim::parse_duration(run_key("start", "0s"));
+  if (!duration || !start || points.empty()) return {};
+  const double days = duration->as_seconds() / 86400.0;
+  return {pipeline::period_words(days, start->as_seconds() / 3600.0),
+          pipeline::whole_days(days) ? days : 1.0};
+}
+
 void key_charts(sim::HtmlPage& page, const Json& grid, const Json& points, const std::string& key,
-                const std::vector<std::string>& metrics) {
+                const std::vector<std::string>& metrics, const SweepPeriod& period) {
   const Json& xs = grid.at(key);
   Json labels = Json::array();
   for (const auto& x : xs) labels.push_back(value_text(x));
@@ -52,14 +80,15 @@ void key_charts(sim::HtmlPage& page, const Json& grid, const Json& points, const
           continue;
         }
         const std::string i = std::to_string(it->second);
-        values.push_back((*m).at("mean"));
-        lo.push_back((*m).at("ci95").at(0));
-        hi.push_back((*m).at("ci95").at(1));
+        values.push_back((*m).at("mean").get<double>() / period.scale);
+        lo.push_back((*m).at("ci95").at(0).get<double>() / period.scale);
+        hi.push_back((*m).at("ci95").at(1).get<double>() / period.scale);
         src.push_back(json_pointer({"points", i, "metrics", metric, "mean"}));
         lo_src.push_back(json_pointer({"points", i, "metrics", metric, "ci95", "0"}));
         hi_src.push_back(json_pointer({"points", i, "metrics", metric, "ci95", "1"}));
       }
       datasets.push_back({{"name", s},
+                          {"scale", period.scale},
                           {"values", values},
                           {"lo", lo},
                           {"hi", hi},
@@ -67,10 +96,20 @@ void key_charts(sim::HtmlPage& page, const Json& grid, const Json& points, const
                           {"lo_src", lo_src},
                           {"hi_src", hi_src}});
     }
+    // All zero: a chart would be flat lines on the axis; the page says it in words.
+    bool all_zero = true;
+    for (const auto& d : datasets) {
+      for (const auto& v : d.at("values"))
+        all_zero = all_zero && (v.is_null() || v.get<double>() == 0);
+    }
+    if (all_zero) {
+      page.paragraph(metric + " " + period.words + " over " + key + ": 0 at every point.", "note");
+      continue;
+    }
     page.chart({{"kind", "lines"},
-                {"title", metric + " per run over " + key},
+                {"title", metric + " " + period.words + " over " + key},
                 {"x_label", key},
-                {"y_label", metric + " (mean per run)"},
+                {"y_label", metric + " (mean " + period.words + ")"},
                 {"labels", labels},
                 {"datasets", datasets}},
                std::string("lines: the mean over the seeds; bands: its 95% confidence interval") +
@@ -103,16 +142,17 @@ sim::HtmlPage sweep_page(const Json& result, const std::string& name) {
   }
   page.table(g);
   const std::vector<std::string> metrics = {"duplicate_rows", "lost_records"};
+  const SweepPeriod period = sweep_period(manifest, points);
   for (const auto& [key, values] : grid.items()) {
     if (values.size() < 2) continue;
     page.heading("Over " + key);
-    key_charts(page, grid, points, key, metrics);
+    key_charts(page, grid, points, key, metrics, period);
   }
   page.heading("Every point");
   sim::HtmlTable t{{"point"}, {}};
   for (const auto& [key, values] : grid.items()) t.header.push_back(key);
   for (const auto& m : metrics) {
-    t.header.push_back(m + " mean");
+    t.header.push_back(m + " (mean per run)");
     t.header.push_back("95% CI");
   }
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -140,9 +180,11 @@ sim::HtmlPage sweep_page(const Json& result, const std::string& name) {
   }
   page.table(t);
   page.heading("Reproduce");
-  page.paragraph("Save the base config below with the grid as its \"sweep\" section, then:");
-  page.preformatted("pipesim sweep sweep.json --seeds " + std::to_string(count) + " --out " + name +
-                    "\npipesim report " + name + " --out report.html\n");
+  page.paragraph(
+      "Save the base config below (with the grid as its \"sweep\" section) as grid_config.json, "
+      "then:");
+  page.preformatted("pipesim sweep grid_config.json --seeds " + std::to_string(count) + " --out " +
+                    name + "\npipesim report " + name + " --out report.html\n");
   Json config = manifest.at("base_config");
   config["sweep"] = grid;
   config_section(page, config, "Base config and grid");

@@ -112,15 +112,7 @@ Plan make_plan(const SweepArgs& a) {
       throw sim::ConfigError(name_origins(e.what(), a.config, {}));
     }
   }
-  // A sweep's own manifest (OUT/sweep.json) is no config: say what it is and what to give.
-  if (raw.is_object() && raw.contains("base_config") && raw.contains("grid") &&
-      raw.contains("points")) {
-    throw sim::ConfigError(
-        a.config +
-        " is a sweep's manifest (pipesim sweep --out DIR writes DIR/sweep.json), not a "
-        "config: finish that sweep with pipesim sweep CONFIG --grid GRID --out DIR "
-        "--resume, or sweep its base_config (a config) with its grid");
-  }
+  reject_sweep_manifest(raw, a.config);
   OrderedJson grid_json;
   std::string where;
   if (!a.grid.empty()) {

@@ -1,8 +1,10 @@
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/config_input.h"
+#include "cli/result_output.h"
 
 namespace pipesim::cli {
 
@@ -13,6 +15,7 @@ Command register_validate(CLI::App& app) {
     pipeline::PropertiesFiles properties;
     bool print = false;
     bool reference = false;
+    std::string out;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("validate", "check a config without running it");
@@ -21,11 +24,10 @@ Command register_validate(CLI::App& app) {
   add_properties_options(cmd, args->properties);
   cmd->add_flag("--print", args->print, "print the effective config, every default filled in");
   cmd->add_flag("--reference", args->reference, "print the config reference (Markdown) and exit");
+  cmd->add_option("--out", args->out, "write what it prints to this file (atomically)");
   return [args] {
-    if (args->reference) {
-      std::cout << pipeline::config_reference_markdown();
-      return 0;
-    }
+    if (!result_out_usable(args->out, config_input_files(args->config, args->properties))) return 2;
+    if (args->reference) return emit_result(pipeline::config_reference_markdown(), args->out);
     pipeline::Config config;
     try {
       config = load_config_input(args->config, args->overrides, args->properties);
@@ -33,19 +35,18 @@ Command register_validate(CLI::App& app) {
       std::cerr << "pipesim: " << e.what() << "\n";
       return 2;
     }
-    if (args->print) {
-      std::cout << pipeline::effective_config(config).dump(2) << "\n";
-      return 0;
-    }
-    std::cout << "config OK (digest " << pipeline::config_digest(config) << "): "
-              << config.kafka.num_partitions << " partitions, " << config.connect.tasks_max
-              << " tasks on " << config.connect.workers << " worker(s), exactlyOnce="
-              << (config.connector.exactly_once ? "true" : "false") << ", " << config.faults.size()
-              << " fault spec(s)\n";
+    if (args->print)
+      return emit_result(pipeline::effective_config(config).dump(2) + "\n", args->out);
+    std::ostringstream text;
+    text << "config OK (digest " << pipeline::config_digest(config)
+         << "): " << config.kafka.num_partitions << " partitions, " << config.connect.tasks_max
+         << " tasks on " << config.connect.workers
+         << " worker(s), exactlyOnce=" << (config.connector.exactly_once ? "true" : "false") << ", "
+         << config.faults.size() << " fault spec(s)\n";
     for (const auto& path : config.ignored) {
-      std::cout << "ignored (a real property pipesim does not model): " << path << "\n";
+      text << "ignored (a real property pipesim does not model): " << path << "\n";
     }
-    return 0;
+    return emit_result(text.str(), args->out);
   };
 }
 

@@ -69,14 +69,14 @@ else
 fi
 VALIDATE_DIGEST=$(sed -n 's/^config OK (digest \([0-9a-f]*\)).*/\1/p' "$OUT")
 
-# The README's config reference (its last section) is what `validate --reference` prints:
+# docs/reference.md's config reference (its last section) is what `validate --reference` prints:
 # every key with its default and its range (the ranges the swarm test draws from).
 run "$PIPESIM" validate --reference
-if [ -n "$SRC" ] && [ "$RC" -eq 0 ] && sed -n '/^### `workload`/,$p' "$SRC/README.md" | cmp -s - "$OUT"; then
-  pass "validate --reference: the README's config reference, word for word"
+if [ -n "$SRC" ] && [ "$RC" -eq 0 ] && sed -n '/^### `workload`/,$p' "$SRC/docs/reference.md" | cmp -s - "$OUT"; then
+  pass "validate --reference: docs/reference.md's config reference, word for word"
 else
-  fail "validate --reference: the README's config reference, word for word" \
-    "regenerate it: build/pipesim validate --reference, from README's '### \`workload\`' to its end"
+  fail "validate --reference: docs/reference.md's config reference, word for word" \
+    "regenerate it: build/pipesim validate --reference, from docs/reference.md's '### \`workload\`' to its end"
 fi
 
 run "$PIPESIM" validate
@@ -745,6 +745,11 @@ bad_exact "compare --out its config B" "pipesim: --out $TMP/own.json is the conf
 write own_expect.json '{"expect":[{"metric":"lost_records","max":1e18}]}'
 bad_exact "check --out its expectations" "pipesim: --out $TMP/own_expect.json is the expectations $TMP/own_expect.json: pipesim never overwrites one of its inputs; write elsewhere" \
   "$PIPESIM" check "$TMP/own.json" --seeds 1 --expect "$TMP/own_expect.json" --out "$TMP/own_expect.json"
+printf '%s\n' '{"state":"NONE","stored":null,"batch":[0,9]}' >"$TMP/own_cases.jsonl"
+bad_exact "decide --out its cases file" "pipesim: --out $TMP/own_cases.jsonl is the cases file $TMP/own_cases.jsonl: pipesim never overwrites one of its inputs; write elsewhere" \
+  "$PIPESIM" decide --cases "$TMP/own_cases.jsonl" --out "$TMP/own_cases.jsonl"
+bad_exact "validate --print --out its config" "pipesim: --out $TMP/own.json is the config $TMP/own.json: pipesim never overwrites one of its inputs; write elsewhere" \
+  "$PIPESIM" validate "$TMP/own.json" --print --out "$TMP/own.json"
 cmp -s "$CFG" "$TMP/own.json" && [ "$(cat "$TMP/own.properties")" == "acks=all" ] &&
   pass "--out naming an input leaves the input as it was" || fail "--out naming an input changed it"
 # --out on every subcommand that prints a result: the file holds what stdout would, stdout empty.
@@ -761,6 +766,25 @@ for cmd in "explain --seed 1" "lint --format json --quick-seeds 1 --effect-seeds
     fail "${cmd%% *} --out: the file holds what it prints" "$(show)"
   fi
 done
+# The same for validate (--print too) and decide (one case, a cases file), which take no config or another one.
+for cmd in "validate $CFG" "validate $CFG --print" "decide --cases $TMP/own_cases.jsonl" \
+           "decide --state AFTER_PROCESSING --stored 10,20 --batch 5,15 --explain"; do
+  # shellcheck disable=SC2086
+  run "$PIPESIM" $cmd
+  cp "$OUT" "$TMP/printed.txt"
+  # shellcheck disable=SC2086
+  run "$PIPESIM" $cmd --out "$TMP/written.txt"
+  if [ "$RC" -eq 0 ] && [ ! -s "$OUT" ] && [ -s "$TMP/printed.txt" ] && cmp -s "$TMP/printed.txt" "$TMP/written.txt"; then
+    pass "${cmd%% --*} --out: the file holds what it prints"
+  else
+    fail "${cmd%% --*} --out: the file holds what it prints" "$(show)"
+  fi
+done
+# A sweep's manifest given as a config to any command: said what it is.
+mkdir -p "$TMP/sw_manifest"
+write sw_manifest/sweep.json '{"version": 1, "grid": {"connect.max.poll.records": [200]}, "points": 1, "base_config": {}}'
+bad_exact "run on a sweep's manifest" "pipesim: $TMP/sw_manifest/sweep.json is a sweep's manifest (pipesim sweep --out DIR writes DIR/sweep.json), not a config: finish that sweep with pipesim sweep CONFIG --grid GRID --out DIR --resume, or sweep its base_config (a config) with its grid" \
+  "$PIPESIM" run "$TMP/sw_manifest/sweep.json" --seeds 1
 bad_exact "compare --seeds 0" 'pipesim: --seeds expects a positive number (at most 100000000) or "auto", found "0"' \
   "$PIPESIM" compare "$CFG" "$CFG" --seeds 0
 

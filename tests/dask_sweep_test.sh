@@ -71,6 +71,36 @@ fi
 same_files "dask_sweep.py (scheduler, 3 shards, --per-seed): merged files identical to the local sweep" \
   "$TMP/local_ps" "$TMP/sched" "$(tail -n 20 "$TMP/driver.err" 2>/dev/null)"
 
+# A shard that fails: the driver says which and exits 1, writes no result, and keeps only whole
+# shards (those finished by then, if any) for --resume, which then runs the others.
+cat >"$TMP/flaky" <<EOF
+#!/bin/bash
+for a in "\$@"; do
+  if [ "\$a" = 2/3 ] && [ ! -e "$TMP/healed" ]; then echo "flaky: no" >&2; exit 3; fi
+done
+exec "$PIPESIM" "\$@"
+EOF
+chmod +x "$TMP/flaky"
+"$PY" "$DRIVER" --pipesim "$TMP/flaky" --scheduler "$ADDRESS" --shards 3 --out "$TMP/flaky_out" -- "${SWEEP[@]}" --per-seed \
+  >/dev/null 2>"$TMP/flaky.err"
+rc=$?
+kept=$(ls -A "$TMP/flaky_out.shards" 2>/dev/null | tr '\n' ' ')
+if [ "$rc" -eq 1 ] && grep -q "shard 2/3 failed (exit 3)" "$TMP/flaky.err" && ! grep -q Traceback "$TMP/flaky.err" &&
+   [ ! -e "$TMP/flaky_out" ] && [[ ! "$kept" =~ 2-of-3|^\. ]] &&
+   { { [ -z "$kept" ] && [ ! -e "$TMP/flaky_out.shards" ]; } || grep -q "kept in $TMP/flaky_out.shards" "$TMP/flaky.err"; }; then
+  pass "dask_sweep.py with a failing shard: exit 1, its message, no result, only whole shards kept (${kept:-none})"
+else
+  fail "dask_sweep.py with a failing shard: exit $rc, kept: $kept" "$(tail -n 20 "$TMP/flaky.err")"
+fi
+touch "$TMP/healed"
+"$PY" "$DRIVER" --pipesim "$TMP/flaky" --scheduler "$ADDRESS" --shards 3 --resume --out "$TMP/flaky_out" -- "${SWEEP[@]}" \
+  --per-seed >/dev/null 2>"$TMP/flaky.err"
+rc=$?
+if [ "$rc" -eq 0 ]; then pass "dask_sweep.py --resume after a failed shard: exit 0"
+else fail "dask_sweep.py --resume after a failed shard: exit $rc" "$(tail -n 20 "$TMP/flaky.err")"; fi
+same_files "dask_sweep.py --resume after a failed shard: merged files identical to the local sweep" \
+  "$TMP/local_ps" "$TMP/flaky_out" "$(tail -n 20 "$TMP/flaky.err" 2>/dev/null)"
+
 # A bad grid fails before anything is submitted, with pipesim's message and exit code.
 echo '{"connect.max.poll.records": [0]}' >"$TMP/bad.json"
 "$PY" "$DRIVER" --pipesim "$PIPESIM" --out "$TMP/bad" -- --grid "$TMP/bad.json" >/dev/null 2>"$TMP/bad.err"

@@ -109,6 +109,17 @@ for planted in planted_cell planted_chart; do
   if [ "$RC" -eq 1 ] && grep -q "the result has" "$ERR"; then pass "$planted: the checker finds it"
   else fail "$planted: the checker finds it" "$(show)"; fi
 done
+# ... and so is its layout check: a line that does not wrap, wider than the page's column, fails it.
+"$PY" - "$TMP/run.html" "$TMP/planted_wide.html" <<'PYEOF'
+import sys
+page = open(sys.argv[1]).read()
+wide = page.replace("</header>", '</header><pre style="white-space: pre">' + "x" * 400 + "</pre>", 1)
+assert wide != page
+open(sys.argv[2], "w").write(wide)
+PYEOF
+run $CHECK "$TMP/run.json" "$TMP/planted_wide.html"
+if [ "$RC" -eq 1 ] && grep -q "wider than the page's column" "$ERR"; then pass "planted_wide: the checker finds it"
+else fail "planted_wide: the checker finds it" "$(show)"; fi
 
 # The pages' reproduce recipes: the config a page shows (its last <pre>), run again as the page
 # says, gives the same estimates (run) and the same points (sweep).
@@ -129,7 +140,7 @@ else
 fi
 page_config "$TMP/sweep.html" "$TMP/sweep_again.json"
 run "$PIPESIM" sweep "$TMP/sweep_again.json" --seeds 2 --out "$TMP/sweep_again"
-if [ "$RC" -eq 0 ] && grep -q "pipesim sweep sweep.json --seeds 2 --out sweep" "$TMP/sweep.html" &&
+if [ "$RC" -eq 0 ] && grep -q "pipesim sweep grid_config.json --seeds 2 --out sweep" "$TMP/sweep.html" &&
    "$PY" -c 'import json, sys
 a, b = ([json.loads(l) for l in open(f + "/points.jsonl")] for f in sys.argv[1:])
 sys.exit(0 if [(p["params"], p["metrics"]) for p in a] == [(p["params"], p["metrics"]) for p in b] else 1)' \

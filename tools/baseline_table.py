@@ -59,7 +59,7 @@ def ms(value):
 
 def after_share_by_hand(pipesim):
     """The share of a caught-up task's put cycle after which a crash leaves its partition's
-    KeeperMap state AFTER_PROCESSING, from the model's latencies (docs: README "What a query
+    KeeperMap state AFTER_PROCESSING, from the model's latencies (docs: docs/reference.md "What a query
     to ClickHouse costs"), for one partition per task and the client_version V1 default.
 
     A put: read (F + r), BEFORE write (F + r + w: exists, then the multi), insert

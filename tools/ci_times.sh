@@ -3,7 +3,7 @@
 # the stage, from ctest's own timings ("Test #N: NAME ....   Passed   12.34 sec").
 #   bash tools/ci_times.sh LOG_DIR "NAME|SECONDS" ...
 # The first entry is the apt installs; LOG_DIR/K is the output of the K-th stage after it; the budget is CI's
-# 1,800 s (README, "Tests").
+# 1,800 s (README, "Set up").
 # No `head` after `sort` here: under pipefail, head's early exit kills sort with SIGPIPE
 # and the whole suite would fail with exit 141 after passing (CI run of 96b7c48).
 set -euo pipefail

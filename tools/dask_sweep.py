@@ -77,6 +77,20 @@ def run_shard(pipesim, sweep_args, k, n, threads):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def give_up(shards_dir, failure):
+    """Ends a failed run: keeps the finished shards for --resume, or removes an empty DIR.shards."""
+    print(f"dask_sweep: {str(failure).strip()}", file=sys.stderr)
+    for name in os.listdir(shards_dir):
+        if name.startswith("."):  # a shard being stored when it failed: never whole
+            shutil.rmtree(os.path.join(shards_dir, name), ignore_errors=True)
+    kept = os.listdir(shards_dir)
+    if not kept:
+        os.rmdir(shards_dir)
+        sys.exit(1)
+    sys.exit(f"dask_sweep: {len(kept)} finished shard(s) kept in {shards_dir}: the same command with --resume "
+             f"runs only the others (remove {shards_dir} to start over)")
+
+
 def store_shard(shards_dir, k, n, files):
     """Writes a returned shard to shards_dir/K-of-N, whole or not at all."""
     final = os.path.join(shards_dir, f"{k}-of-{n}")
@@ -135,6 +149,7 @@ def main():
         client = Client(cluster)
     where = args.scheduler or f"a LocalCluster of {args.workers} workers"
     print(f"dask_sweep: {points} points in {n} shards, {len(todo)} to run on {where}", file=sys.stderr)
+    failure = None
     try:
         futures = {client.submit(run_shard, pipesim, sweep_args, k, n, args.threads_per_task,
                                  key=f"pipesim-shard-{k}-of-{n}", pure=False): k for k in todo}
@@ -144,10 +159,14 @@ def main():
             store_shard(shards_dir, k, n, future.result())
             finished += 1
             print(f"dask_sweep: shard {k}/{n} done ({finished}/{n})", file=sys.stderr)
+    except Exception as e:  # a shard failed, or the cluster went away
+        failure = e
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+    if failure is not None:
+        give_up(shards_dir, failure)
 
     parts = [os.path.join(shards_dir, f"{k}-of-{n}") for k in range(1, n + 1)]
     merged = subprocess.run([pipesim, "merge", *parts, "--out", args.out])

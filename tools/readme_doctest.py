@@ -1,14 +1,14 @@
 #!/usr/bin/python3
-"""Runs every example session of the README and compares its output with what
-the README shows.
+"""Runs every example session of the README (and of the documents given after
+it) and compares its output with what the document shows.
 
 A session is a fenced code block whose first line starts with "$ ". Each
 "$ " line is a command (continued over the next lines while bash finds it
 incomplete, or the line ends in a backslash or a pipe); the lines after it, up
 to the next command, are its expected output (stdout and stderr together).
 All sessions run in order in one scratch directory where configs/, tools/ and
-notebooks/ are the repository's and `pipesim` (also build/pipesim) is the
-binary under test, so a session may use what an earlier one wrote (out/...).
+notebooks/ are the repository's and `pipesim` (also build-release/pipesim) is
+the binary under test, so a session may use what an earlier one wrote (out/...).
 
 Comparison: trailing blanks are ignored; an expected line "..." stands for any
 number of lines. An HTML comment right before a block can say
@@ -16,9 +16,11 @@ number of lines. An HTML comment right before a block can say
   <!-- doctest: mask REGEX: WHY -->    text matching REGEX is masked on both sides;
 nothing else is ever masked, and each mask prints its reason.
 
-Usage: readme_doctest.py PIPESIM README [--keep DIR] [--update]. Exit 0 when
-every session matches, 1 otherwise (each difference printed). --update writes
-what the commands printed into README instead, keeping each "..." where it was
+Usage: readme_doctest.py PIPESIM DOC [DOC...] [--keep DIR] [--update]. The
+documents' sessions run in the order given, in the same scratch directory (the
+repository is the first document's nearest ancestor holding configs/). Exit 0
+when every session matches, 1 otherwise (each difference printed). --update
+writes what the commands printed into each document instead, keeping each "..." where it was
 (the lines around it re-taken from the output: the first and last runs of lines
 at the output's ends, the others where a line with the same label starts);
 sessions with a mask are left as they are. Read the diff before committing it.
@@ -136,46 +138,24 @@ def merge(expected, actual):
     return out
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    binary = os.path.abspath(sys.argv[1])
-    readme = os.path.abspath(sys.argv[2])
-    repo = os.path.dirname(readme)
-    update = "--update" in sys.argv[3:]
-    rest = [a for a in sys.argv[3:] if a != "--update"]
-    keep = rest[1] if len(rest) > 1 and rest[0] == "--keep" else None
-    work = keep or tempfile.mkdtemp(prefix="pipesim_readme_doctest.")
-    os.makedirs(work, exist_ok=True)
-    bin_dir = os.path.join(work, ".bin")
-    os.makedirs(bin_dir, exist_ok=True)
-    for name in ("configs", "tools", "notebooks"):
-        if not os.path.exists(os.path.join(work, name)):
-            os.symlink(os.path.join(repo, name), os.path.join(work, name))
-    os.makedirs(os.path.join(work, "build"), exist_ok=True)
-    for target in (os.path.join(bin_dir, "pipesim"), os.path.join(work, "build", "pipesim")):
-        if not os.path.exists(target):
-            os.symlink(binary, target)
-    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), COLUMNS="100")
-    env.pop("PIPESIM", None)
-
+def check_document(path, name, work, env, update):
+    """Runs one document's sessions in `work`; returns (failures, commands checked)."""
     failures = 0
     checked = 0
-    with open(readme, encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         text = f.read()
     rewrites = []  # (first line index, block length, new block lines)
     for line_number, directives, block in sessions(text):
         skip = [why for kind, why in directives if kind == "skip"]
         if skip:
-            print(f"skip README.md:{line_number}: {skip[0].lstrip(': ')}")
+            print(f"skip {name}:{line_number}: {skip[0].lstrip(': ')}")
             continue
         masks = []
         for kind, rest in directives:
             if kind == "mask":
                 regex, _, why = rest.partition(": ")
                 masks.append(re.compile(regex))
-                print(f"mask README.md:{line_number}: /{regex}/ because {why}")
+                print(f"mask {name}:{line_number}: /{regex}/ because {why}")
 
         def clean(lines):
             out = []
@@ -201,12 +181,12 @@ def main():
             took = f"({time.monotonic() - started:.1f} s)"
             if matches(want, actual):
                 new_block.extend(expected)
-                print(f"ok   README.md:{line_number} {took}: $ {command.splitlines()[0]}")
+                print(f"ok   {name}:{line_number} {took}: $ {command.splitlines()[0]}")
             else:
                 new_block.extend(merge(want, actual) if not masks else expected)
                 failures += 1
-                print(f"FAIL README.md:{line_number} {took}: $ {command.splitlines()[0]}")
-                print("  README shows:")
+                print(f"FAIL {name}:{line_number} {took}: $ {command.splitlines()[0]}")
+                print(f"  {name} shows:")
                 for line in want:
                     print("    " + line)
                 print("  the command printed:")
@@ -214,16 +194,57 @@ def main():
                     print("    " + line)
         if update and not masks and new_block != block:
             rewrites.append((line_number, len(block), new_block))
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
     if update and rewrites:
         lines = text.split("\n")
         for first, length, new in sorted(rewrites, reverse=True):
             lines[first:first + length] = new
-        with open(readme, "w", encoding="utf-8") as f:
+        with open(path, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))
-        print(f"readme_doctest: {len(rewrites)} sessions rewritten in {readme}")
-    print(f"{checked - failures} of {checked} README commands match")
+        print(f"readme_doctest: {len(rewrites)} sessions rewritten in {name}")
+    return failures, checked
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    binary = os.path.abspath(sys.argv[1])
+    args = sys.argv[2:]
+    update = "--update" in args
+    args = [a for a in args if a != "--update"]
+    keep = None
+    if "--keep" in args:
+        i = args.index("--keep")
+        keep = args[i + 1]
+        del args[i:i + 2]
+    docs = [os.path.abspath(a) for a in args]
+    repo = os.path.dirname(docs[0])
+    while not os.path.isdir(os.path.join(repo, "configs")) and os.path.dirname(repo) != repo:
+        repo = os.path.dirname(repo)
+    work = keep or tempfile.mkdtemp(prefix="pipesim_readme_doctest.")
+    os.makedirs(work, exist_ok=True)
+    bin_dir = os.path.join(work, ".bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    for name in ("configs", "tools", "notebooks"):
+        if not os.path.exists(os.path.join(work, name)):
+            os.symlink(os.path.join(repo, name), os.path.join(work, name))
+    # Also where `bash dev run` builds it.
+    os.makedirs(os.path.join(work, "build-release"), exist_ok=True)
+    for target in (os.path.join(bin_dir, "pipesim"), os.path.join(work, "build-release", "pipesim")):
+        if not os.path.exists(target):
+            os.symlink(binary, target)
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), COLUMNS="100")
+    env.pop("PIPESIM", None)
+
+    failures = 0
+    checked = 0
+    for doc in docs:
+        f, c = check_document(doc, os.path.relpath(doc, repo), work, env, update)
+        failures += f
+        checked += c
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{checked - failures} of {checked} commands match")
     return 1 if failures else 0
 
 

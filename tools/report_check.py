@@ -15,10 +15,15 @@ What is checked (each independently of pipesim's C++):
     canvas per chart spec, none with an error, each with ink on it and as many
     drawn elements as its data has values;
   - every value a chart drew equals the result's value its spec points at
-    (bars, intervals, lines and their bands); a histogram's counts are counted
-    again here from the result's per-seed metrics and the bin edges shown;
+    (bars, intervals, lines and their bands; a dataset with a "scale" shows the
+    result's value divided by it: a sweep's per-run figures per day); a
+    histogram's counts are counted again here from the result's per-seed
+    metrics and the bin edges shown;
   - every table cell that names a source (data-src: JSON pointers) shows the
-    result's numbers, to the precision shown (half a unit of the last digit).
+    result's numbers, to the precision shown (half a unit of the last digit);
+  - the layout, opened 1100 px wide: no table, story or chart wider than the
+    page's column or scrolling inside it, no chart whose values are all zero
+    (the page says so in words instead).
 """
 import argparse
 import decimal
@@ -139,20 +144,25 @@ def check(result_path, page_path, chromium, screenshot):
              "--hide-scrollbars", "--virtual-time-budget=10000"]
     with tempfile.TemporaryDirectory() as profile:
         flags.append("--user-data-dir=" + profile)
+        flags.append("--window-size=1100,2600")
         dom_text = subprocess.run(flags + ["--dump-dom", url], capture_output=True, text=True, timeout=300,
                                   check=True).stdout
         if screenshot:
-            subprocess.run(flags + ["--window-size=1100,2600", "--screenshot=" + screenshot, url],
-                           capture_output=True, timeout=300, check=True)
+            subprocess.run(flags + ["--screenshot=" + screenshot, url], capture_output=True, timeout=300,
+                           check=True)
     dom = Dom()
     dom.feed(dom_text)
     failures += [f"the page loads {u} (it must be self-contained)" for u in dom.urls]
     specs = json.loads(dom.specs_text) if dom.specs_text.strip() else []
-    if not specs:
-        failures.append("the page has no charts")
+    # No chart at all is a page whose every chart would show zeros (it says so in words).
     if dom.body.get("data-charts") != str(len(specs)) or dom.body.get("data-charts-rendered") != str(len(specs)):
         failures.append(f"body says {dom.body.get('data-charts-rendered')} of {dom.body.get('data-charts')} charts "
                         f"rendered; the page has {len(specs)} (did the script run?)")
+    if dom.body.get("data-too-wide") is None:
+        failures.append("body does not say whether anything is too wide (did the script run?)")
+    elif dom.body.get("data-too-wide"):
+        failures.append(f"wider than the page's column ({dom.body.get('data-column-px')} px): "
+                        f"{dom.body.get('data-too-wide')}")
     canvases = {c.get("id"): c for c in dom.canvases}
     values_checked = 0
     for spec in specs:
@@ -170,6 +180,9 @@ def check(result_path, page_path, chromium, screenshot):
         if int(c.get("data-ink", "0")) < 1000:
             failures.append(f"{where}: almost nothing drawn ({c.get('data-ink')} pixels)")
         drawn = {d["label"]: d["data"] for d in json.loads(c["data-drawn"])}
+        values = [v for d in spec["datasets"] for v in d.get("values", [])]
+        if values and all(v == 0 for v in values):
+            failures.append(f"{where}: every value is 0 (an empty chart)")
         total = sum(len(d) for d in drawn.values())
         if int(c.get("data-elements", "-1")) != total:
             failures.append(f"{where}: {c.get('data-elements')} elements drawn for {total} values")
@@ -200,6 +213,9 @@ def check(result_path, page_path, chromium, screenshot):
                     continue
                 for i, (v, s) in enumerate(zip(values or [], sources)):
                     want = expected_values(doc, s)
+                    # A chart per day of runs of several days: the result's per-run figure / days.
+                    if "scale" in d and isinstance(want, (int, float)):
+                        want = want / d["scale"]
                     # A bound the page computed (no source) is not the result's number.
                     if isinstance(s, list):
                         v = [x for x, p in zip(v, s) if p is not None]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's picture of `pipesim report`: the production baseline over 40
+# docs/guide.md's picture of `pipesim report`: the production baseline over 40
 # seeds (one simulated day each), its page opened in headless Chromium, checked
 # (tools/report_check.py) and photographed to docs/img/report_baseline.png.
 # A screenshot depends on the fonts and the Chromium at hand, so it is not

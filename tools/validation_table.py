@@ -163,7 +163,7 @@ BEHAVIOUR = {
                                                "partitions from each other and replay them (a rebalance storm)",
 }
 
-# Not shown: volumes every lab has, and the capacity figures (their own README section).
+# Not shown: volumes every lab has, and the capacity figures (their own section of docs/guide.md).
 SKIP = ("events_processed", "aggregate_task_s", "kafka_records", "records_produced", "max_lag_records", "keeper_ops",
         "keeper_peak_in_flight", "inserts", "faults_fired", "classifications.AFTER_PROCESSING.NEW",
         "parts_per_s", "keeper_mean_in_flight", "keeper_in_flight_sampled_", "zookeeper_request_", "keeper_utilisation_peak", "keeper_latency_",

@@ -87,9 +87,9 @@ class Regime final : public sim::Component,
   static constexpr sim::Time kProducerMinStretch = sim::Time::minutes(1);
   static constexpr double kProducerMinRecords = 1e5;
   // A lagging task's cost event by event is per put (a full poll each, ~14
-  // events), not per record: its stretch must hold kMinLaggingPuts puts (at
-  // the defaults 5 x 10^5 records, ~0.01 s of events; fewer save little
-  // beyond what entering and leaving cost).
+  // events), not per record: its stretch must hold kMinLaggingPuts puts
+  // before its predicted catch-up (at the defaults 5 x 10^5 records, ~0.01 s
+  // of events; fewer save little beyond what entering and leaving cost).
   static constexpr double kMinLaggingPuts = 1000;
   // The share of producer_capacity() up to which the direct feed may stand in
   // for the producer: at half of it, a round trip's arrivals overflow a batch

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/pipeline/regime.h"
 #include "models/pipeline/sink_aggregate.h"
 
 namespace pipesim::pipeline {
@@ -34,12 +35,21 @@ constexpr sim::Time kLaggingHour = sim::Time::hours(1);
 bool SinkAggregate::lag_worth_aggregating(const connect::WorkerSinkTask& task, sim::Time now) {
   const connect::SteadyCycle& s = lagging(task, now);
   if (s.inserts_per_s <= 0) return false;
-  for (const int p : task.partitions()) {
-    const double lag = parts_.feed.expected_high_watermark_at(p, now) -
-                       static_cast<double>(task.put_position_of(p));
+  // The puts until its first partition is predicted to come within
+  // kCatchUpPolls batches (the arrivals' rate against the put rate, as
+  // catch_up_at), and at least kEnterPolls batches to go on each.
+  const double arrivals = parts_.workload.partition_rate_at(now);
+  const double margin = kCatchUpPolls * s.rows_per_insert;
+  double seconds = 1e18;
+  const std::vector<int>& partitions = task.partitions();
+  for (std::size_t i = 0; i < partitions.size(); ++i) {
+    const double lag = parts_.feed.expected_high_watermark_at(partitions[i], now) -
+                       static_cast<double>(task.put_position_of(partitions[i]));
     if (lag < kEnterPolls * s.rows_per_insert) return false;
+    const double closing = s.rows_per_s[i] - arrivals;
+    if (closing > 0) seconds = std::min(seconds, (lag - margin) / closing);
   }
-  return true;
+  return seconds * s.inserts_per_s >= Regime::kMinLaggingPuts;
 }
 
 void SinkAggregate::advance_lagging(Member& m, sim::Time now) {

@@ -109,4 +109,20 @@
   specs.forEach(function (spec) { if (draw(spec)) ++rendered; });
   document.body.setAttribute('data-charts-rendered', String(rendered));
   document.body.setAttribute('data-charts', String(specs.length));
+
+  // The layout, for the checker: every table, story and chart must fit the
+  // page's column (no horizontal scroller inside the page, nothing past its
+  // right edge) at the width the page is opened with.
+  var column = document.body.getBoundingClientRect().right -
+      parseFloat(getComputedStyle(document.body).paddingRight);
+  var wide = [];
+  document.querySelectorAll('table, pre, figure').forEach(function(el, i) {
+    if (el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().right > column + 1) {
+      wide.push(el.tagName.toLowerCase() + ' ' + i + ' (' + Math.round(el.scrollWidth) + ' px)');
+    }
+  });
+  if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1)
+    wide.push('the page itself');
+  document.body.setAttribute('data-too-wide', wide.join('; '));
+  document.body.setAttribute('data-column-px', String(Math.round(column)));
 })();
