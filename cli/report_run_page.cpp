@@ -131,6 +131,14 @@ void distribution_section(sim::HtmlPage& page, const Json& result) {
         values.push_back(r.at("metrics").at(metric).get<double>());
     }
     if (values.empty()) continue;
+    // Every seed the same (no loss in any, say): one bar says less than a sentence.
+    if (std::all_of(values.begin(), values.end(), [&](double v) { return v == values.front(); })) {
+      page.paragraph(std::string(metric) + " per run: " + format_number(values.front()) +
+                         " in every one of the " +
+                         sim::counted(static_cast<double>(values.size()), "seed") + ".",
+                     "note");
+      continue;
+    }
     const std::vector<double> edges = sim::histogram_edges(values);
     const std::vector<double> counts = sim::histogram_counts(values, edges);
     Json labels = Json::array();

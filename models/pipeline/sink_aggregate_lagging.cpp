@@ -2,10 +2,12 @@
 // arrivals above what it can put) counted, not simulated.
 //
 // A task whose every poll comes back full (max.poll.records, or a fetch's
-// per-partition cap) puts one batch per cycle as fast as its inserts allow:
-// the pipelined fetches always have records waiting (Kafka 3.7 Fetcher:
-// the next fetch of a partition is sent as soon as its previous response
-// is buffered), so the cycle is the put alone. connect::lagging_cycle_cached
+// per-partition cap) puts one batch per cycle as fast as its inserts allow.
+// Its records are always there: a partition's next fetch goes out once its
+// buffered records are consumed (Kafka 3.7 AbstractFetch.fetchablePartitions
+// skips a partition with buffered data), with the poll of the fetch's tail,
+// and is back before that small put ends (polls of 500, 500, 6 at the
+// defaults), so the cycle is the puts alone. connect::lagging_cycle_cached
 // runs that cycle on the real Fetcher and the insert's cost, which gives the
 // records it puts a second by partition, its inserts and their latencies.
 // The aggregate advances each partition's put position at that rate
