@@ -95,14 +95,17 @@ void Regime::sink_window(sim::Time from, sim::Time to) {
   add_start(sink_starts_, from);
 }
 
+bool Regime::sink_open() const {
+  return !exact_ && open_sink_windows_ == 0 && sink_settled_ && feed_.active();
+}
+
 bool Regime::sink_may_aggregate(sim::Time now) const {
-  if (exact_ || open_sink_windows_ > 0 || !sink_settled_ || !feed_.active()) return false;
-  return worth_it(sink_starts_, now, kMinStretch, kMinRecords);
+  return sink_open() && worth_it(sink_starts_, now, kMinStretch, kMinRecords);
 }
 
 bool Regime::sink_may_aggregate_lagging(sim::Time now, double backlog, double rows_per_put) const {
-  if (exact_ || open_sink_windows_ > 0 || !sink_settled_ || !feed_.active()) return false;
-  return worth_it(sink_starts_, now, kMinStretch, kMinLaggingPuts * rows_per_put, backlog);
+  return sink_open() &&
+         worth_it(sink_starts_, now, kMinStretch, kMinLaggingPuts * rows_per_put, backlog);
 }
 
 void Regime::try_settle() {

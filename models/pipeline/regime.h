@@ -160,6 +160,8 @@ class Regime final : public sim::Component,
   [[nodiscard]] bool worth_it(const std::multiset<sim::Time>& starts, sim::Time now,
                               sim::Time min_stretch, double min_records, double backlog = 0) const;
   void add_start(std::multiset<sim::Time>& starts, sim::Time at);
+  // No sink window open, all settled, the producer on its direct feed.
+  [[nodiscard]] bool sink_open() const;
   void schedule_check();
   // The sink's windows are closed: has everything settled?
   void try_settle();

@@ -9,7 +9,6 @@
 namespace pipesim::pipeline {
 
 namespace {
-constexpr sim::Time kHourLength = sim::Time::hours(1);
 // Keeper request times are looked up in steps of this much (the rate is
 // corrected linearly within a step).
 constexpr std::int64_t kKeeperStepUs = 25;
@@ -251,20 +250,9 @@ void SinkAggregate::advance(Member& m, sim::Time now) {
       parts_.feed.materialize_coarse(p, now);
       target = static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, now - age));
     }
-    const std::int64_t old = task.put_position_of(p);
-    target = std::clamp(target, old, parts_.logs[static_cast<std::size_t>(p)].high_watermark());
-    if (target > old) {
-      pieces.clear();
-      parts_.logs[static_cast<std::size_t>(p)].translate(old, target - 1, pieces);
-      const std::uint64_t serial = parts_.ledger.next_insert_serial();
-      for (const auto& piece : pieces) {
-        parts_.ledger.record_rows(p, ledger::RowRange{piece.ids, piece.segment_uid, piece.cause,
-                                                      ledger::InsertTag::NORMAL, serial,
-                                                      parts_.table.partition_at(now)});
-      }
-      group.note_delivered(p, target);
-      task.set_put_position(p, target);
-    }
+    put_through(task, p,
+                std::min(target, parts_.logs[static_cast<std::size_t>(p)].high_watermark()), now,
+                pieces);
   }
   // Commits that fell due: the first poll after the due time commits the
   // position of the puts that returned by then.
@@ -279,10 +267,31 @@ void SinkAggregate::advance(Member& m, sim::Time now) {
     ++parts_.connect.counters().commits;
     task.set_next_commit(at + c.connect.offset_flush_interval + sim::Time{cycle.us / 2});
   }
+  hand_over(inserts, s, map_queries);
+  m.done_to = now;
+}
+
+void SinkAggregate::put_through(connect::WorkerSinkTask& task, int p, std::int64_t target,
+                                sim::Time now, std::vector<broker::IdPiece>& pieces) {
+  const std::int64_t old = task.put_position_of(p);
+  if (target <= old) return;
+  pieces.clear();
+  parts_.logs[static_cast<std::size_t>(p)].translate(old, target - 1, pieces);
+  const std::uint64_t serial = parts_.ledger.next_insert_serial();
+  for (const auto& piece : pieces) {
+    parts_.ledger.record_rows(
+        p, ledger::RowRange{piece.ids, piece.segment_uid, piece.cause, ledger::InsertTag::NORMAL,
+                            serial, parts_.table.partition_at(now)});
+  }
+  task.group().note_delivered(p, target);
+  task.set_put_position(p, target);
+}
+
+void SinkAggregate::hand_over(std::int64_t inserts, const connect::SteadyCycle& s,
+                              std::int64_t map_queries) {
   parts_.table.add_aggregate_inserts(inserts, s.insert_latency_us, map_queries);
   parts_.sink_counters.classifications[1][static_cast<std::size_t>(sink::RangeState::NEW)] += inserts;
   parts_.sink_counters.keeper_map_ops += map_queries;
-  m.done_to = now;
 }
 
 void SinkAggregate::update_rates() {

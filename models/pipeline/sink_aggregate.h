@@ -102,6 +102,8 @@ class SinkAggregate final : public sim::Component,
 
  private:
   enum EventType : std::uint32_t { kHour = 1, kCatchUp = 2 };
+  // Rates are looked up hour by hour (the workload's rate is constant within one).
+  static constexpr sim::Time kHourLength = sim::Time::hours(1);
   struct Member {
     connect::WorkerSinkTask* task = nullptr;
     sim::Time since{};
@@ -127,12 +129,26 @@ class SinkAggregate final : public sim::Component,
   // (the bursts' holds are priced in inserts_per_s).
   [[nodiscard]] sim::Time keeper_request_time() const;
   void advance(Member& m, sim::Time now);
+  // What a member's put position of `p` passed on its way to `target` goes
+  // to the ledger once, inserted normally, and the task's position moves.
+  void put_through(connect::WorkerSinkTask& task, int p, std::int64_t target, sim::Time now,
+                   std::vector<broker::IdPiece>& pieces);
+  // A stretch's counted inserts and KeeperMap queries, to the table and the sink's counters.
+  void hand_over(std::int64_t inserts, const connect::SteadyCycle& s, std::int64_t map_queries);
   // Lagging members (sink_aggregate_lagging.cpp): is the backlog worth a
   // stretch, counting one, when the first partition comes within
   // kCatchUpPolls of its high watermark, and letting those go.
   [[nodiscard]] bool lag_worth_aggregating(const connect::WorkerSinkTask& task, sim::Time now);
   void advance_lagging(Member& m, sim::Time now);
   [[nodiscard]] sim::Time catch_up_at(const Member& m, sim::Time now);
+  // Seconds until the first of the task's partitions, at `position`, comes
+  // within kCatchUpPolls batches of the records visible, at the hour's
+  // arrival rate and `scale` x the lagging cycle's put rate (0: it is
+  // within them already; infinity: none catches up).
+  [[nodiscard]] double catch_up_seconds(const connect::WorkerSinkTask& task,
+                                        const std::vector<double>& position,
+                                        const connect::SteadyCycle& s, double scale,
+                                        sim::Time now) const;
   void schedule_catch_up();
   void leave_caught_up();
   void update_rates();

@@ -20,6 +20,7 @@
 // change) ends it as it ends a caught-up stretch.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "models/pipeline/regime.h"
 #include "models/pipeline/sink_aggregate.h"
@@ -31,27 +32,40 @@ namespace {
 // catch-up, and is only entered with at least kEnterPolls to go.
 constexpr double kCatchUpPolls = 20;
 constexpr double kEnterPolls = 100;
-constexpr sim::Time kLaggingHour = sim::Time::hours(1);
 }  // namespace
 
 bool SinkAggregate::lag_worth_aggregating(const connect::WorkerSinkTask& task, sim::Time now) {
   const connect::SteadyCycle& s = lagging(task, now);
   if (s.inserts_per_s <= 0) return false;
-  // The puts until its first partition is predicted to come within
-  // kCatchUpPolls batches (the arrivals' rate against the put rate, as
-  // catch_up_at), and at least kEnterPolls batches to go on each.
-  const double arrivals = parts_.workload.partition_rate_at(now);
+  // At least kEnterPolls batches to go on each partition, and the puts
+  // until its predicted catch-up.
+  std::vector<double> position;
+  for (const int p : task.partitions()) {
+    position.push_back(static_cast<double>(task.put_position_of(p)));
+    if (parts_.feed.expected_high_watermark_at(p, now) - position.back() <
+        kEnterPolls * s.rows_per_insert)
+      return false;
+  }
+  return catch_up_seconds(task, position, s, 1.0, now) * s.inserts_per_s >= Regime::kMinLaggingPuts;
+}
+
+double SinkAggregate::catch_up_seconds(const connect::WorkerSinkTask& task,
+                                       const std::vector<double>& position,
+                                       const connect::SteadyCycle& s, double scale,
+                                       sim::Time now) const {
+  // Within the hour the arrivals' rate is constant and so is the lagging
+  // rate: each partition's lag shrinks (or grows) linearly.
   const double margin = kCatchUpPolls * s.rows_per_insert;
-  double seconds = 1e18;
+  const double arrivals = parts_.workload.partition_rate_at(now);
+  double seconds = std::numeric_limits<double>::infinity();
   const std::vector<int>& partitions = task.partitions();
   for (std::size_t i = 0; i < partitions.size(); ++i) {
-    const double lag = parts_.feed.expected_high_watermark_at(partitions[i], now) -
-                       static_cast<double>(task.put_position_of(partitions[i]));
-    if (lag < kEnterPolls * s.rows_per_insert) return false;
-    const double closing = s.rows_per_s[i] - arrivals;
+    const double lag = parts_.feed.expected_high_watermark_at(partitions[i], now) - position[i];
+    if (lag <= margin) return 0;
+    const double closing = s.rows_per_s[i] * scale - arrivals;
     if (closing > 0) seconds = std::min(seconds, (lag - margin) / closing);
   }
-  return seconds * s.inserts_per_s >= Regime::kMinLaggingPuts;
+  return seconds;
 }
 
 void SinkAggregate::advance_lagging(Member& m, sim::Time now) {
@@ -63,7 +77,7 @@ void SinkAggregate::advance_lagging(Member& m, sim::Time now) {
   // Hour by hour: Keeper's request time and the cycle it sets are looked up
   // at each hour's start (the arrivals do not change a lagging cycle).
   for (sim::Time a = from; a < now;) {
-    const sim::Time b = std::min(now, sim::Time{(a.us / kLaggingHour.us + 1) * kLaggingHour.us});
+    const sim::Time b = std::min(now, sim::Time{(a.us / kHourLength.us + 1) * kHourLength.us});
     const connect::SteadyCycle& s = lagging(task, a);
     const double rate = inserts_per_s(s);
     const double scale = s.inserts_per_s > 0 ? rate / s.inserts_per_s : 0.0;
@@ -91,24 +105,11 @@ void SinkAggregate::advance_lagging(Member& m, sim::Time now) {
     } else {
       parts_.feed.materialize_coarse(p, now);
     }
-    const std::int64_t old = task.put_position_of(p);
     const auto visible =
         std::min(static_cast<std::int64_t>(parts_.feed.expected_high_watermark_at(p, now)),
                  parts_.logs[static_cast<std::size_t>(p)].high_watermark());
     m.position[i] = std::min(m.position[i], static_cast<double>(visible));
-    const std::int64_t target = std::max(old, static_cast<std::int64_t>(m.position[i]));
-    if (target > old) {
-      pieces.clear();
-      parts_.logs[static_cast<std::size_t>(p)].translate(old, target - 1, pieces);
-      const std::uint64_t serial = parts_.ledger.next_insert_serial();
-      for (const auto& piece : pieces) {
-        parts_.ledger.record_rows(
-            p, ledger::RowRange{piece.ids, piece.segment_uid, piece.cause,
-                                ledger::InsertTag::NORMAL, serial, parts_.table.partition_at(now)});
-      }
-      group.note_delivered(p, target);
-      task.set_put_position(p, target);
-    }
+    put_through(task, p, static_cast<std::int64_t>(m.position[i]), now, pieces);
   }
   // Commits that fell due: the first poll after the due time commits the
   // position of the puts that returned by then (the positions between
@@ -131,38 +132,23 @@ void SinkAggregate::advance_lagging(Member& m, sim::Time now) {
     ++parts_.connect.counters().commits;
     task.set_next_commit(at + c.connect.offset_flush_interval + sim::Time{cycle.us / 2});
   }
-  parts_.table.add_aggregate_inserts(inserts, s.insert_latency_us, map_queries);
-  parts_.sink_counters.classifications[1][static_cast<std::size_t>(sink::RangeState::NEW)] +=
-      inserts;
-  parts_.sink_counters.keeper_map_ops += map_queries;
+  hand_over(inserts, s, map_queries);
   m.done_to = now;
 }
 
 sim::Time SinkAggregate::catch_up_at(const Member& m, sim::Time now) {
-  // Within the hour the arrivals' rate is constant and so is the lagging
-  // rate: each partition's lag shrinks (or grows) linearly.
   const connect::SteadyCycle& s = lagging(*m.task, now);
   const double scale = s.inserts_per_s > 0 ? inserts_per_s(s) / s.inserts_per_s : 0.0;
-  const double margin = kCatchUpPolls * s.rows_per_insert;
-  const double arrivals = parts_.workload.partition_rate_at(now);
-  sim::Time at = sim::Time::max();
-  const std::vector<int>& partitions = m.task->partitions();
-  for (std::size_t i = 0; i < partitions.size(); ++i) {
-    const double lag = parts_.feed.expected_high_watermark_at(partitions[i], now) - m.position[i];
-    if (lag <= margin) return now;
-    const double closing = s.rows_per_s[i] * scale - arrivals;
-    if (closing <= 0) continue;
-    const double seconds = (lag - margin) / closing;
-    if (seconds < 1e6)
-      at = std::min(at, now + sim::Time{std::max<std::int64_t>(1, std::llround(seconds * 1e6))});
-  }
-  return at;
+  const double seconds = catch_up_seconds(*m.task, m.position, s, scale, now);
+  if (seconds == 0) return now;
+  if (seconds >= 1e6) return sim::Time::max();
+  return now + sim::Time{std::max<std::int64_t>(1, std::llround(seconds * 1e6))};
 }
 
 void SinkAggregate::schedule_catch_up() {
   if (catch_up_pending_) return;
   const sim::Time now = sim_.now();
-  const sim::Time hour_end{(now.us / kLaggingHour.us + 1) * kLaggingHour.us};
+  const sim::Time hour_end{(now.us / kHourLength.us + 1) * kHourLength.us};
   sim::Time at = sim::Time::max();
   for (const auto& m : members_) {
     if (m.lagging) at = std::min(at, catch_up_at(m, now));
